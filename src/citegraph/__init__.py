@@ -1,0 +1,21 @@
+"""citegraph: evidence-grounded question answering with cited answers, or an honest abstention.
+
+Importing the package sets process defaults that these machines need (no network, two cores):
+libraries stay offline, and numpy's BLAS runs single-threaded so it does not fight torch or
+onnxruntime for the cores (a hybrid query went from ~30 ms to ~15 ms with that alone, DESIGN.md).
+They are defaults only: a value the user exported wins.
+"""
+
+import os as _os
+
+for _key, _value in {
+    "OPENBLAS_NUM_THREADS": "1",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "ANONYMIZED_TELEMETRY": "False",
+    "TOKENIZERS_PARALLELISM": "false",
+    "LANGGRAPH_NO_VERSION_CHECK": "true",
+}.items():
+    _os.environ.setdefault(_key, _value)
+
+__version__ = "0.1.0"

@@ -1,0 +1,209 @@
+"""The `citegraph` command line: ingest | search | eval.
+
+Exit status: 0 when everything went through; 1 when `ingest` skipped something (the summary says
+what and why; everything else was stored); 2 for a usage error or a corpus that cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
+from citegraph.context import ChunkingSettings, RetrievalSettings
+from citegraph.text.dates import require_date
+
+
+def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
+    d = RetrievalSettings()
+    g = p.add_argument_group("retrieval")
+    g.add_argument("--top", type=int, default=d.top_m, help=f"passages to return (default {d.top_m})")
+    g.add_argument("--fusion", choices=["rrf", "minmax", "zscore"], default=d.fusion,
+                   help=f"how dense and sparse rankings are fused (default {d.fusion})")
+    g.add_argument("--w-dense", type=float, default=d.w_dense, help=f"dense weight (default {d.w_dense})")
+    g.add_argument("--w-sparse", type=float, default=d.w_sparse, help=f"sparse weight (default {d.w_sparse})")
+    g.add_argument("--rrf-k", type=int, default=d.rrf_k, help=f"RRF constant K (default {d.rrf_k})")
+    g.add_argument("--k-dense", type=int, default=d.k_dense, help="dense candidates before fusion")
+    g.add_argument("--k-sparse", type=int, default=d.k_sparse, help="sparse candidates before fusion")
+    g.add_argument("--temporal-weight", type=float, default=d.temporal_weight,
+                   help=f"w in s' = (1-w)s + w/(1+age/365) (default {d.temporal_weight}; 0 turns it off)")
+    g.add_argument("--fd-rerank", action="store_true", help="rerank the top 20 by factual density (FD*)")
+    g.add_argument("--no-cutoff", action="store_true", help="keep candidates below the adaptive cutoff")
+    g.add_argument("--cutoff-alpha", type=float, default=d.cutoff_alpha, help="alpha in mu - alpha*sigma")
+    g.add_argument("--dedup-threshold", type=float, default=d.dedup_threshold,
+                   help=f"cosine above which a passage is a near-duplicate (default {d.dedup_threshold})")
+    g.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
+    g.add_argument("--sparse", choices=["bm25s", "rank-bm25"], help="BM25 backend (default: the corpus's)")
+
+
+def _settings(a: argparse.Namespace) -> RetrievalSettings:
+    return RetrievalSettings(
+        top_m=a.top, fusion=a.fusion, w_dense=a.w_dense, w_sparse=a.w_sparse, rrf_k=a.rrf_k,
+        k_dense=a.k_dense, k_sparse=a.k_sparse, temporal_weight=a.temporal_weight, fd_rerank=a.fd_rerank,
+        cutoff=not a.no_cutoff, cutoff_alpha=a.cutoff_alpha, dedup_threshold=a.dedup_threshold,
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="citegraph", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    c = ChunkingSettings()
+    p = sub.add_parser("ingest", help="add files and folders to a corpus (idempotent, incremental)")
+    p.add_argument("paths", nargs="+", help=".txt .md .html .pdf .jsonl files or folders "
+                   "(with --remove: document ids or ingested paths)")
+    p.add_argument("--corpus", required=True, help="corpus folder (created if missing)")
+    p.add_argument("--remove", action="store_true", help="drop the given documents instead")
+    p.add_argument("--prune", action="store_true", help="also drop documents whose file under PATHS is gone")
+    p.add_argument("--chroma-url", help="keep vectors in a Chroma server, e.g. http://127.0.0.1:8000")
+    p.add_argument("--sparse", choices=["bm25s", "rank-bm25"], help="BM25 backend (default bm25s)")
+    p.add_argument("--section-tokens", type=int, default=c.section_tokens)
+    p.add_argument("--section-overlap", type=int, default=c.section_overlap)
+    p.add_argument("--passage-tokens", type=int, default=c.passage_tokens)
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("search", help="hybrid search over a corpus")
+    p.add_argument("query")
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--since", help="only documents dated on or after this date")
+    p.add_argument("--until", help="only documents dated on or before this date")
+    p.add_argument("--as-of", help="measure document age from this date (default today)")
+    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="only documents whose metadata KEY equals VALUE (repeatable)")
+    p.add_argument("--retriever", choices=["hybrid", "dense", "sparse"], default="hybrid")
+    _add_retrieval_options(p)
+
+    p = sub.add_parser("eval", help="measure citegraph on a benchmark")
+    esub = p.add_subparsers(dest="eval_command", required=True)
+    e = esub.add_parser("retrieval", help="P@1, Recall@5, MRR@10, nDCG@10 and latency on a BEIR folder")
+    e.add_argument("--data", required=True, help="BEIR folder: corpus.jsonl, queries.jsonl, qrels.tsv")
+    e.add_argument("--corpus", required=True, help="corpus folder (the data's corpus is ingested into it)")
+    e.add_argument("--retriever", choices=["bm25", "dense", "hybrid"], default="hybrid")
+    e.add_argument("--limit", type=int, help="evaluate a reproducible sample of N queries")
+    e.add_argument("--seed", type=int, default=0, help="seed of the query sample")
+    e.add_argument("--json", action="store_true")
+    _add_retrieval_options(e)
+    return parser
+
+
+def _parse_where(items: list[str]) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"--where {item!r}: use KEY=VALUE")
+        k, v = item.split("=", 1)
+        try:
+            out[k] = json.loads(v)  # numbers and booleans compare as such
+        except json.JSONDecodeError:
+            out[k] = v
+    return out or None
+
+
+def cmd_ingest(a: argparse.Namespace) -> int:
+    from citegraph.ingest.pipeline import ingest, remove
+
+    if a.remove:
+        report = remove(a.paths, a.corpus, chroma_url=a.chroma_url)
+    else:
+        chunking = ChunkingSettings(a.section_tokens, a.section_overlap, a.passage_tokens)
+        report = ingest(a.paths, a.corpus, chunking=chunking, sparse=a.sparse, chroma_url=a.chroma_url,
+                        prune=a.prune, progress=not a.no_progress and sys.stderr.isatty())
+    if a.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        r = report
+        print(f"corpus {r.corpus}: {r.documents_total} documents, {r.passages_total} passages")
+        print(f"  files: {r.files} seen, {r.files_unchanged} unchanged")
+        print(f"  documents: {r.documents_added} added, {r.documents_updated} updated, "
+              f"{r.documents_unchanged} unchanged, {r.documents_removed} removed")
+        print(f"  passages: {r.passages_added} added, {r.passages_removed} removed  ({r.seconds:.1f} s)")
+        for note in r.notes:
+            print(f"  note: {note}")
+        if r.ignored:
+            print(f"  ignored {len(r.ignored)} file(s) of unsupported type, e.g. {r.ignored[0]}")
+        if r.skipped:
+            print(f"  SKIPPED {len(r.skipped)}:")
+            for s in r.skipped[:50]:
+                print(f"    {s.source}: {s.reason}")
+            if len(r.skipped) > 50:
+                print(f"    … and {len(r.skipped) - 50} more (use --json for all)")
+    return 0 if report.ok else 1
+
+
+def cmd_search(a: argparse.Namespace) -> int:
+    from citegraph.retrievers.hybrid import HybridRetriever, result_json
+
+    since = require_date(a.since, "--since") if a.since else None
+    until = require_date(a.until, "--until") if a.until else None
+    as_of = require_date(a.as_of, "--as-of") if a.as_of else None
+    if since and until and since > until:
+        raise ValueError(f"--since {since} is after --until {until}")
+    with HybridRetriever.open(a.corpus, _settings(a), chroma_url=a.chroma_url, sparse_backend=a.sparse) as r:
+        res = r.search(a.query, mode=a.retriever, since=since, until=until, as_of=as_of,
+                       where=_parse_where(a.where))
+    if a.json:
+        print(result_json(res))
+        return 0
+    if not res.results:
+        print("no passage matched")
+    for e in res.results:
+        date = f" ({e.date})" if e.date else ""
+        print(f"[{e.rank}] {e.title or e.doc_id}{date}  score {e.scores['final']:.3f}  {e.doc_id}, {e.locator}")
+        text = " ".join(e.text.split())
+        print(f"    {text[:300]}{'…' if len(text) > 300 else ''}")
+    print(f"({res.timings_ms['total_ms']:.1f} ms)", file=sys.stderr)
+    return 0
+
+
+def cmd_eval(a: argparse.Namespace) -> int:
+    from citegraph.eval.datasets import load_dataset
+    from citegraph.eval.retrieval import ensure_corpus, run_retrieval
+    from citegraph.retrievers.hybrid import HybridRetriever
+
+    ds = load_dataset(a.data)
+    progress = sys.stderr.isatty() and not a.json
+    ensure_corpus(ds, a.corpus, progress=progress)
+    mode = {"bm25": "sparse", "dense": "dense", "hybrid": "hybrid"}[a.retriever]
+    with HybridRetriever.open(a.corpus, _settings(a), chroma_url=a.chroma_url, sparse_backend=a.sparse) as r:
+        out = run_retrieval(r, ds, ds.sample(a.limit, a.seed), mode, progress=progress)  # type: ignore[arg-type]
+    out = {"data": str(a.data), "retriever": a.retriever, **out}
+    if a.json:
+        print(json.dumps(out))
+    else:
+        for k, v in out.items():
+            print(f"{k:>16}: {v}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if a.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if not a.verbose:
+        for name in ("chromadb", "httpx", "sentence_transformers", "transformers"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+    from citegraph.store.corpus import CorpusError
+
+    try:
+        if a.command == "ingest":
+            return cmd_ingest(a)
+        if a.command == "search":
+            return cmd_search(a)
+        if a.command == "eval":
+            return cmd_eval(a)
+    except (CorpusError, ValueError, FileNotFoundError) as exc:
+        print(f"citegraph: error: {exc}", file=sys.stderr)
+        return 2
+    parser.error(f"unknown command {a.command}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

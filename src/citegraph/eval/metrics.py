@@ -1,0 +1,54 @@
+"""Ranking metrics through ranx (P@1, Recall@5, MRR@10, nDCG@10 by default) and latency percentiles."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+# ranx's metric names and the keys citegraph reports them under.
+METRICS = {"precision@1": "p@1", "recall@5": "recall@5", "mrr@10": "mrr@10", "ndcg@10": "ndcg@10"}
+
+
+def ranking_metrics(
+    qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[str]],
+    metrics: Mapping[str, str] = METRICS,
+) -> dict[str, float]:
+    """Mean metrics over the queries in `run` (ranked document ids per query). A query with no
+    result counts as a miss (zero), not as absent."""
+    from ranx import Qrels, Run, evaluate
+
+    q = {qid: {d: int(s) for d, s in qrels[qid].items()} for qid in run if qid in qrels}
+    if not q:
+        raise ValueError("no judged query in the run")
+    r = {}
+    for qid in q:
+        docs = run[qid]
+        # ranx needs a score per document: strictly decreasing with rank. An empty result list
+        # gets a placeholder id that no qrel names, so the query still counts.
+        r[qid] = {d: float(len(docs) - i) for i, d in enumerate(docs)} or {"__none__": 0.0}
+    scores = evaluate(Qrels.from_dict(q), Run.from_dict(r), list(metrics), make_comparable=True)
+    if isinstance(scores, float):
+        scores = {next(iter(metrics)): scores}
+    return {metrics[k]: round(float(v), 4) for k, v in scores.items()}
+
+
+def latency(ms: Sequence[float]) -> dict[str, float]:
+    if not ms:
+        return {"latency_ms_p50": 0.0, "latency_ms_p95": 0.0}
+    a = np.asarray(ms)
+    return {"latency_ms_p50": round(float(np.percentile(a, 50)), 3),
+            "latency_ms_p95": round(float(np.percentile(a, 95)), 3)}
+
+
+def doc_ranking(chunk_doc_ids: Sequence[str], k: int) -> list[str]:
+    """Documents in the order of their best passage, at most k."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for d in chunk_doc_ids:
+        if d not in seen:
+            seen.add(d)
+            out.append(d)
+            if len(out) == k:
+                break
+    return out

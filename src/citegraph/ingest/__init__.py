@@ -1,0 +1,1 @@
+"""Ingestion: loaders, chunking, factual density and the idempotent indexing pipeline."""

@@ -1,0 +1,362 @@
+"""The indexing pipeline behind `citegraph ingest`: files → documents → sections and passages →
+factual density and embeddings → ledger + Chroma → BM25 index. Idempotent, incremental, crash-safe.
+
+- Unchanged files (same size and mtime) are not even read; unchanged documents (same content hash)
+  are not re-embedded. Ingesting the same files twice changes nothing.
+- A changed document replaces its passages in both stores; a JSONL record that disappeared from
+  its file is removed; `remove` drops documents; `prune` drops documents whose file is gone.
+- Writes follow the ledger's stage → Chroma → commit protocol (see store/ledger.py). The next run
+  first removes whatever a killed run left half-written (and re-adds to Chroma any vector it lost),
+  then loads those files again, so BM25 and Chroma always end up holding the same passage ids.
+- A file that cannot be read is reported and skipped; what was already stored for it is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from citegraph.context import ChunkingSettings
+from citegraph.embed import Embedder, get_embedder
+from citegraph.ingest.chunking import chunk_text, page_of
+from citegraph.ingest.density import fd_raw
+from citegraph.ingest.loaders import SourceDoc, Skipped, discover, load_file
+from citegraph.store.corpus import Corpus
+from citegraph.store.ledger import ChunkRow, DocRow, SectionRow, StagedDoc
+from citegraph.text.dates import date_to_int, parse_date
+
+log = logging.getLogger(__name__)
+
+# Passages embedded and written per step: large enough to keep the encoder busy, small enough that
+# a crash loses little work.
+BATCH_PASSAGES = 512
+
+
+@dataclass
+class IngestReport:
+    corpus: str
+    files: int = 0
+    files_unchanged: int = 0
+    documents_added: int = 0
+    documents_updated: int = 0
+    documents_unchanged: int = 0
+    documents_removed: int = 0
+    passages_added: int = 0
+    passages_removed: int = 0
+    recovered_documents: int = 0
+    restored_vectors: int = 0
+    removed_orphans: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    documents_total: int = 0
+    passages_total: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.skipped
+
+    def as_dict(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["skipped"] = [{"source": s.source, "reason": s.reason} for s in self.skipped]
+        d["ok"] = self.ok
+        return d
+
+
+@dataclass
+class _Work:
+    doc: SourceDoc
+    path: str
+    rows: StagedDoc
+    is_update: bool
+
+
+def _doc_row(doc: SourceDoc, path: str) -> DocRow:
+    return DocRow(
+        doc_id=doc.doc_id, title=doc.title, source=doc.source, path=path, date=doc.date,
+        source_tier=doc.source_tier, metadata=doc.metadata, pages=doc.pages, content_hash=doc.content_hash,
+        text=doc.text,
+    )
+
+
+def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: ChunkingSettings) -> list[StagedDoc]:
+    """Sections and passages (without embeddings yet) for each document."""
+    enc = embedder.tokenizer(
+        [d.text for d in docs], add_special_tokens=False, return_offsets_mapping=True, truncation=False,
+        verbose=False,
+    )
+    out = []
+    for doc, offsets in zip(docs, enc["offset_mapping"], strict=True):
+        starts = [a for a, _ in offsets]
+        sections, passages = chunk_text(doc.text, starts, settings)
+        version = doc.content_hash[:8]
+        date_int = date_to_int(parse_date(doc.date))
+        sec_rows = [
+            SectionRow(f"{doc.doc_id}:{version}:s{s.index}", doc.doc_id, s.index, s.start, s.end, s.n_tokens)
+            for s in sections
+        ]
+        chunk_rows = []
+        for p in passages:
+            text = doc.text[p.start : p.end]
+            chunk_rows.append(ChunkRow(
+                chunk_id=f"{doc.doc_id}:{version}:{p.index}", doc_id=doc.doc_id,
+                section_id=sec_rows[p.section].section_id, idx=p.index, start=p.start, end=p.end,
+                page=page_of(p.start, doc.pages), n_tokens=p.n_tokens, text=text,
+                fd_raw=fd_raw(text, p.n_tokens), date_int=date_int, source_tier=doc.source_tier,
+                embedding=np.zeros(0, dtype=np.float32),
+            ))
+        out.append(StagedDoc(_doc_row(doc, ""), sec_rows, chunk_rows))
+    return out
+
+
+def chroma_metadata(row: ChunkRow, metadata: dict[str, Any]) -> dict[str, Any]:
+    """What Chroma filters on: the document, its date (YYYYMMDD, a number: Chroma's range filters
+    compare numbers only), its tier and its scalar metadata (prefixed m_)."""
+    meta: dict[str, Any] = {"doc_id": row.doc_id, "date": row.date_int, "tier": row.source_tier}
+    for k, v in metadata.items():
+        if isinstance(v, bool | int | float | str) and v != "":
+            meta[f"m_{k}"] = v
+    return meta
+
+
+def restored_metadata(row: Any) -> dict[str, Any]:
+    """Chroma metadata rebuilt from a ledger row (to restore a vector Chroma lost)."""
+    meta: dict[str, Any] = {"doc_id": row["doc_id"], "date": date_to_int(parse_date(row["date"])),
+                            "tier": row["source_tier"]}
+    for k, v in json.loads(row["metadata"]).items():
+        if isinstance(v, bool | int | float | str) and v != "":
+            meta[f"m_{k}"] = v
+    return meta
+
+
+class Ingestor:
+    """One ingest run against an open corpus."""
+
+    def __init__(self, corpus: Corpus, embedder: Embedder, chunking: ChunkingSettings, progress: bool):
+        self.corpus = corpus
+        self.embedder = embedder
+        self.chunking = chunking
+        self.progress = progress
+        self.report = IngestReport(corpus=str(corpus.dir))
+
+    # -- recovery -----------------------------------------------------------------------------
+    def recover(self) -> None:
+        """Finish what an interrupted run left: drop half-written rows from Chroma and the ledger,
+        delete vectors the ledger does not know, restore vectors Chroma lost."""
+        ledger, dense = self.corpus.ledger, self.corpus.dense
+        unfinished = ledger.unfinished_chunk_ids()
+        if unfinished:
+            dense.delete(unfinished)
+        paths = ledger.drop_unfinished()
+        self.report.recovered_documents = len(paths)
+        if paths:
+            self.report.notes.append(f"completed an interrupted ingest ({len(paths)} file(s) to load again)")
+        live = set(ledger.live_chunk_ids())
+        stored = dense.all_ids()
+        orphans = sorted(stored - live)
+        if orphans:
+            dense.delete(orphans)
+            self.report.removed_orphans = len(orphans)
+        missing = sorted(live - stored)
+        if missing:
+            rows = ledger.get_chunks(missing)
+            vecs = ledger.chunk_embeddings(missing)
+            metas = [restored_metadata(rows[c]) for c in missing]
+            dense.upsert(missing, np.stack([vecs[c] for c in missing]), metas)
+            self.report.restored_vectors = len(missing)
+
+    # -- ingest -------------------------------------------------------------------------------
+    def ingest(self, paths: Iterable[str | Path], prune: bool = False) -> None:
+        files, problems, ignored = discover(paths)
+        self.report.skipped += problems
+        self.report.ignored += [str(p) for p in ignored]
+        self.report.files = len(files)
+        ledger = self.corpus.ledger
+        work: list[_Work] = []
+        seen: dict[str, str] = {}
+        file_docs: dict[str, int] = {}  # path -> documents still to write
+        file_stats: dict[str, tuple[int, int]] = {}
+        to_remove: list[str] = []
+        for f in self._bar(files, "loading", unit="file"):
+            path = str(f)
+            st = f.stat()
+            stat = (st.st_size, st.st_mtime_ns)
+            if ledger.source_stat(path) == stat:
+                self.report.files_unchanged += 1
+                n = len(ledger.doc_ids_for_path(path))
+                self.report.documents_unchanged += n
+                for doc_id in ledger.doc_ids_for_path(path):
+                    seen.setdefault(doc_id, path)
+                continue
+            loaded = load_file(f)
+            self.report.skipped += loaded.skipped
+            fresh: list[SourceDoc] = []
+            for doc in loaded.docs:
+                if doc.doc_id in seen:
+                    self.report.skipped.append(
+                        Skipped(doc.source, f"duplicate document id {doc.doc_id!r} (first in {seen[doc.doc_id]})"))
+                    continue
+                seen[doc.doc_id] = path
+                state = ledger.doc_state(doc.doc_id)
+                if state and state[0] == doc.content_hash and state[1] == "live" and state[2] == path:
+                    self.report.documents_unchanged += 1
+                    continue
+                fresh.append(doc)
+            # Records that vanished from a file that loaded cleanly are removed; if some records were
+            # unreadable we cannot tell a deleted record from a damaged one, so nothing is removed.
+            if loaded.docs and not loaded.skipped:
+                present = {d.doc_id for d in loaded.docs}
+                to_remove += [d for d in ledger.doc_ids_for_path(path) if d not in present]
+            elif loaded.skipped and ledger.doc_ids_for_path(path):
+                self.report.notes.append(f"{path}: kept the documents stored earlier (the file has errors)")
+            staged = chunk_documents(fresh, self.embedder, self.chunking) if fresh else []
+            for doc, rows in zip(fresh, staged, strict=True):
+                rows.doc.path = path
+                work.append(_Work(doc, path, rows, ledger.doc_state(doc.doc_id) is not None))
+            file_docs[path] = len(staged)
+            if not loaded.skipped:  # a file with errors is read again next time (and reported again)
+                file_stats[path] = stat
+            if not staged and not loaded.skipped:
+                ledger.record_source(path, *stat, len(loaded.docs))
+        if prune:
+            roots = [Path(p).expanduser().resolve() for p in paths]
+            for src in ledger.source_paths():
+                sp = Path(src)
+                if not sp.exists() and any(sp.is_relative_to(r) for r in roots):
+                    to_remove += ledger.doc_ids_for_path(src)
+                    ledger.forget_source(src)
+        if to_remove:
+            self.remove_docs(to_remove)
+        self._write(work, file_docs, file_stats)
+
+    def _write(self, work: list[_Work], file_docs: dict[str, int], file_stats: dict[str, tuple[int, int]]) -> None:
+        ledger, dense = self.corpus.ledger, self.corpus.dense
+        total = sum(len(w.rows.chunks) for w in work)
+        bar = self._bar(None, "embedding", unit="passage", total=total)
+        i = 0
+        while i < len(work):
+            batch: list[_Work] = []
+            n = 0
+            while i < len(work) and (not batch or n + len(work[i].rows.chunks) <= BATCH_PASSAGES):
+                batch.append(work[i])
+                n += len(work[i].rows.chunks)
+                i += 1
+            chunks = [c for w in batch for c in w.rows.chunks]
+            vecs = self.embedder.encode([c.text for c in chunks])
+            for c, v in zip(chunks, vecs, strict=True):
+                c.embedding = v
+            replaced = ledger.stage([w.rows for w in batch])  # 1. ledger: pending
+            dense.delete(replaced)  # 2. Chroma
+            metas = [chroma_metadata(c, w.doc.metadata) for w in batch for c in w.rows.chunks]
+            if chunks:
+                dense.upsert([c.chunk_id for c in chunks], vecs, metas)
+            ledger.commit([w.doc.doc_id for w in batch])  # 3. ledger: live
+            for w in batch:
+                if w.is_update:
+                    self.report.documents_updated += 1
+                else:
+                    self.report.documents_added += 1
+                file_docs[w.path] -= 1
+                if file_docs[w.path] == 0 and w.path in file_stats:
+                    ledger.record_source(w.path, *file_stats[w.path], len(ledger.doc_ids_for_path(w.path)))
+            self.report.passages_added += len(chunks)
+            self.report.passages_removed += len(replaced)
+            if bar is not None:
+                bar.update(len(chunks))
+        if bar is not None:
+            bar.close()
+
+    def remove_docs(self, doc_ids: Sequence[str]) -> int:
+        ledger = self.corpus.ledger
+        known = [d for d in doc_ids if ledger.doc_state(d) is not None]
+        if not known:
+            return 0
+        ids = ledger.mark_removed(known)
+        self.corpus.dense.delete(ids)
+        ledger.drop_unfinished()
+        self.report.documents_removed += len(known)
+        self.report.passages_removed += len(ids)
+        return len(known)
+
+    def finish(self, started: float) -> IngestReport:
+        if not self.corpus.index_is_current():
+            self.corpus.rebuild_index()
+        counts = self.corpus.ledger.counts()
+        self.report.documents_total = counts["documents"]
+        self.report.passages_total = counts["chunks"]
+        self.report.seconds = round(time.perf_counter() - started, 3)
+        return self.report
+
+    def _bar(self, it: Any, desc: str, unit: str, total: int | None = None) -> Any:
+        if not self.progress:
+            return it
+        from tqdm import tqdm
+
+        if it is None:
+            return tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
+        return tqdm(it, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
+
+
+def _open(corpus_dir: str | Path, chunking: ChunkingSettings, sparse: str | None, chroma_url: str | None,
+          embedder: Embedder | None, stem: bool) -> tuple[Corpus, Embedder]:
+    emb = embedder or get_embedder()
+    corpus = Corpus.open_for_ingest(corpus_dir, emb.identity.as_dict(), chunking, sparse, chroma_url, stem=stem)
+    return corpus, emb
+
+
+def ingest(
+    paths: Iterable[str | Path], corpus_dir: str | Path, *, chunking: ChunkingSettings | None = None,
+    sparse: str | None = None, chroma_url: str | None = None, embedder: Embedder | None = None,
+    prune: bool = False, progress: bool = False, stem: bool = True,
+    on_start: Callable[[Ingestor], None] | None = None,
+) -> IngestReport:
+    """Ingest files and folders into a corpus folder (created if needed). See the module docstring."""
+    started = time.perf_counter()
+    corpus, emb = _open(corpus_dir, chunking or ChunkingSettings(), sparse, chroma_url, embedder, stem)
+    with corpus:
+        run = Ingestor(corpus, emb, chunking or ChunkingSettings(), progress)
+        run.recover()
+        if on_start:
+            on_start(run)
+        run.ingest(paths, prune=prune)
+        return run.finish(started)
+
+
+def remove(
+    targets: Iterable[str], corpus_dir: str | Path, *, chroma_url: str | None = None,
+    embedder: Embedder | None = None,
+) -> IngestReport:
+    """Drop documents from a corpus, by document id or by source path (every document of a file)."""
+    started = time.perf_counter()
+    from citegraph.store.corpus import read_manifest
+
+    m = read_manifest(Path(corpus_dir))
+    if m is None:
+        from citegraph.store.corpus import CorpusError
+
+        raise CorpusError(f"{corpus_dir} is not a citegraph corpus (no manifest)")
+    chunking = ChunkingSettings(**m.chunking)
+    corpus, emb = _open(corpus_dir, chunking, None, chroma_url, embedder, bool(m.sparse.get("stem", True)))
+    with corpus:
+        run = Ingestor(corpus, emb, chunking, progress=False)
+        run.recover()
+        doc_ids: list[str] = []
+        for t in targets:
+            by_path = corpus.ledger.doc_ids_for_path(str(Path(t).expanduser().resolve()))
+            if by_path:
+                doc_ids += by_path
+                corpus.ledger.forget_source(str(Path(t).expanduser().resolve()))
+            elif corpus.ledger.doc_state(t) is not None:
+                doc_ids.append(t)
+            else:
+                run.report.skipped.append(Skipped(t, "no such document id or ingested path in this corpus"))
+        run.remove_docs(doc_ids)
+        return run.finish(started)

@@ -1,0 +1,226 @@
+"""The hybrid retriever: from a query to ranked, deduplicated, provenance-carrying passages.
+
+1. dense top-k (Chroma) and sparse top-k (BM25), in parallel (the query is embedded on a worker
+   thread while BM25 scores on this one);
+2. fusion into one score in [0, 1] (weighted RRF or weighted normalised scores, retrievers/fusion.py);
+3. temporal-semantic rerank (retrievers/rerank.py), age counted from `as_of` (default today);
+4. optional factual-density rerank of the top-N: s' = (1-w)·s + w·FD*_rescaled, where s is the
+   relevance so far (the cosine itself with the dense retriever alone, as in the FD* paper); the
+   rest keep (1-w)·s, so the N stay on top;
+5. adaptive cutoff tau = max(tau_min, mu - alpha·sigma) over the candidates' scores;
+6. near-duplicate removal at cosine > 0.85, keeping the better-ranked passage;
+7. the top-M passages, each with every score that shaped its rank and its full provenance.
+
+No LangGraph here: the graph and the CLI both call `search`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from citegraph.context import RetrievalSettings
+from citegraph.embed import Embedder, get_embedder
+from citegraph.retrievers import fusion, rerank
+from citegraph.retrievers.dense import DenseRetriever, chroma_where
+from citegraph.retrievers.sparse import top_k
+from citegraph.schemas import Evidence, SearchResult
+from citegraph.store.corpus import Corpus
+from citegraph.text.dates import date_to_int
+from citegraph.text.tokens import tokenize
+
+Mode = Literal["hybrid", "dense", "sparse"]
+
+
+class HybridRetriever:
+    def __init__(
+        self, corpus: Corpus, embedder: Embedder, settings: RetrievalSettings | None = None,
+        sparse_backend: str | None = None,
+    ):
+        self.corpus = corpus
+        self.embedder = embedder
+        self.settings = settings or RetrievalSettings()
+        self.index = corpus.load_index(sparse_backend)
+        self.stem = bool(corpus.manifest.sparse.get("stem", True))
+        self.dense = DenseRetriever(corpus.dense)
+        self._docs = {d["doc_id"]: d for d in corpus.ledger.documents()}
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-embed")
+
+    @classmethod
+    def open(
+        cls, corpus_dir: str | Path, settings: RetrievalSettings | None = None, *, chroma_url: str | None = None,
+        sparse_backend: str | None = None, embedder: Embedder | None = None,
+    ) -> HybridRetriever:
+        emb = embedder or get_embedder()
+        corpus = Corpus.open(corpus_dir, emb.identity.as_dict(), chroma_url)
+        return cls(corpus, emb, settings, sparse_backend)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)
+        self.corpus.close()
+
+    def __enter__(self) -> HybridRetriever:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- filters ------------------------------------------------------------------------------
+    def _mask(self, since: int, until: int, where: dict[str, Any] | None) -> np.ndarray | None:
+        if not since and not until and not where:
+            return None
+        t = self.index.table
+        mask = np.ones(len(t), dtype=bool)
+        if since:
+            mask &= t.date_int >= since
+        if until:
+            mask &= (t.date_int <= until) & (t.date_int > 0)
+        if where:
+            ok_docs = {
+                d for d, info in self._docs.items()
+                if all(info["metadata"].get(k) == v for k, v in where.items())
+            }
+            mask &= np.array([d in ok_docs for d in t.doc_ids], dtype=bool)
+        return mask.astype(np.float32)
+
+    # -- search -------------------------------------------------------------------------------
+    def search(
+        self, query: str, *, settings: RetrievalSettings | None = None, mode: Mode = "hybrid",
+        since: date | None = None, until: date | None = None, as_of: date | None = None,
+        where: dict[str, Any] | None = None, top_m: int | None = None,
+    ) -> SearchResult:
+        s = settings or self.settings
+        m = top_m or s.top_m
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        table = self.index.table
+        notes: list[str] = []
+        if not query.strip():
+            raise ValueError("the query is empty")
+        since_i, until_i = date_to_int(since), date_to_int(until)
+
+        # 1. dense (worker thread: embedding + Chroma) and sparse (here), in parallel.
+        def dense_side() -> tuple[np.ndarray, list[tuple[str, float]], float]:
+            a = time.perf_counter()
+            vec = self.embedder.encode_query(query)
+            b = time.perf_counter()
+            hits = self.dense.search(vec, s.k_dense, chroma_where(since_i, until_i, where)) \
+                if mode != "sparse" and s.k_dense else []
+            timings["dense_ms"] = (time.perf_counter() - b) * 1000
+            return vec, hits, (b - a) * 1000
+
+        fut = self._pool.submit(dense_side)
+        sparse_hits: list[tuple[str, float]] = []
+        if mode != "dense" and s.k_sparse:
+            a = time.perf_counter()
+            scores = self.index.sparse.scores(tokenize(query, self.stem), self._mask(since_i, until_i, where))
+            sparse_hits = [(table.chunk_ids[i], sc) for i, sc in top_k(scores, s.k_sparse)]
+            timings["sparse_ms"] = (time.perf_counter() - a) * 1000
+        qvec, dense_raw, embed_ms = fut.result()
+        timings["embed_ms"] = embed_ms
+        # Only passages the index knows (Chroma may briefly hold vectors of an unfinished ingest).
+        dense_hits = [(cid, c) for cid, c in dense_raw if cid in table.position]
+
+        # 2. fusion
+        a = time.perf_counter()
+        if mode == "dense":
+            fused = {cid: c for cid, c in dense_hits}  # the cosine itself
+        elif mode == "sparse":
+            top = sparse_hits[0][1] if sparse_hits else 1.0
+            fused = {cid: sc / top for cid, sc in sparse_hits}
+        else:
+            fused = fusion.fuse(dense_hits, sparse_hits, s.fusion, s.w_dense, s.w_sparse, s.rrf_k)
+        ids = list(fused)
+        if not ids:
+            timings["total_ms"] = (time.perf_counter() - t0) * 1000
+            return SearchResult(query=query, results=[], timings_ms=timings, notes=["no passage matched"])
+        pos = np.array([table.position[c] for c in ids])
+        relevance = np.array([fused[c] for c in ids], dtype=np.float64)
+        cosine = table.embeddings[pos] @ qvec
+        dense_rank = {cid: r for r, (cid, _) in enumerate(dense_hits, 1)}
+        sparse_rank = {cid: r for r, (cid, _) in enumerate(sparse_hits, 1)}
+        sparse_score = dict(sparse_hits)
+
+        # 3. temporal rerank
+        ref = as_of or date.today()
+        score = rerank.temporal_rerank(relevance, table.date_int[pos], ref, s.temporal_weight)
+        rec = rerank.recency(table.date_int[pos], ref)
+        dated = ~np.isnan(rec)
+        if s.temporal_weight > 0 and dated.any() and not dated.all():
+            notes.append("undated passages get the median recency of the dated ones (neither boosted nor dropped)")
+
+        # 4. factual-density rerank of the top-N
+        fd_scores = np.full(len(ids), np.nan)
+        if s.fd_rerank:
+            n = min(s.fd_top, len(ids))
+            top_n = np.argsort(-score, kind="stable")[:n]
+            fd_scores[top_n] = rerank.fd_rerank(score[top_n], table.fd_star[pos[top_n]], s.fd_weight)
+            rest = np.ones(len(ids), dtype=bool)
+            rest[top_n] = False
+            score = np.where(rest, (1.0 - s.fd_weight) * score, fd_scores)
+
+        # 5. adaptive cutoff
+        tau = rerank.adaptive_cutoff(score, s.cutoff_alpha, s.cutoff_tau_min) if s.cutoff else -np.inf
+        order = [int(i) for i in np.argsort(-score, kind="stable") if score[i] >= tau]
+
+        # 6. dedup, 7. top-M
+        kept, _ = rerank.dedup(order, table.embeddings[pos], s.dedup_threshold, limit=m)
+        timings["rerank_ms"] = (time.perf_counter() - a) * 1000
+
+        a = time.perf_counter()
+        rows = self.corpus.ledger.get_chunks([ids[i] for i in kept])
+        results = []
+        for rank, i in enumerate(kept, 1):
+            cid = ids[i]
+            r = rows.get(cid)
+            if r is None:  # removed since the index was loaded
+                continue
+            sc: dict[str, float] = {"relevance": float(relevance[i]), "cosine": float(cosine[i]),
+                                    "final": float(score[i])}
+            if cid in dense_rank:
+                sc["dense_rank"] = float(dense_rank[cid])
+            if cid in sparse_rank:
+                sc["bm25"] = float(sparse_score[cid])
+                sc["sparse_rank"] = float(sparse_rank[cid])
+            if not np.isnan(rec[i]):
+                sc["recency"] = float(rec[i])
+            if s.fd_rerank:
+                sc["fd_star"] = float(table.fd_star[pos[i]])
+            if s.cutoff:
+                sc["cutoff_tau"] = float(tau)
+            results.append(Evidence(
+                chunk_id=cid, doc_id=r["doc_id"], title=r["title"], date=r["date"], source=r["source"],
+                source_tier=r["source_tier"], text=r["text"], span=(r["start"], r["end"]), page=r["page"],
+                section_id=r["section_id"],
+                section_span=(r["section_start"], r["section_end"]) if r["section_start"] is not None else None,
+                scores=sc, rank=rank,
+            ))
+        timings["fetch_ms"] = (time.perf_counter() - a) * 1000
+        timings["total_ms"] = (time.perf_counter() - t0) * 1000
+        return SearchResult(query=query, results=results, timings_ms=timings, notes=notes)
+
+
+def result_json(result: SearchResult) -> str:
+    """The `citegraph search --json` document."""
+    return json.dumps(
+        {
+            "query": result.query,
+            "results": [
+                {
+                    "chunk_id": e.chunk_id, "doc_id": e.doc_id, "title": e.title, "date": e.date, "text": e.text,
+                    "span": list(e.span), "page": e.page, "section_id": e.section_id, "source": e.source,
+                    "scores": e.scores, "rank": e.rank,
+                }
+                for e in result.results
+            ],
+            "timings_ms": {k: round(v, 3) for k, v in result.timings_ms.items()},
+            "notes": result.notes,
+        },
+        ensure_ascii=False,
+    )

@@ -1,0 +1,129 @@
+"""Sparse retrieval: BM25 over the passages, through `bm25s` (the default: sparse matrices, saves and
+loads its index, ~1.5 ms a query at 26k passages) or `rank-bm25` (the reference implementation,
+linear in corpus size), behind one interface. Both read the same tokens (citegraph.text.tokens) and
+score with k1 = 1.5, b = 0.75, so they rank alike.
+
+Positions are indexes into the corpus's passage order; the caller maps them to chunk ids.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import pickle
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+K1, B = 1.5, 0.75
+
+
+def _bm25s():  # type: ignore[no-untyped-def]
+    import bm25s
+
+    # bm25s sets its logger to DEBUG when imported; its "Building index" lines are noise for users.
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
+class SparseIndex(Protocol):
+    backend: str
+
+    def scores(self, query_tokens: list[str], mask: np.ndarray | None = None) -> np.ndarray:
+        """BM25 score of every passage (0 where `mask` is False)."""
+        ...
+
+    def save(self, folder: Path) -> None: ...
+
+
+def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """Positions and scores of the k best passages with a positive score, best first."""
+    if k <= 0 or scores.size == 0:
+        return []
+    k = min(k, scores.size)
+    idx = np.argpartition(-scores, k - 1)[:k]
+    idx = idx[np.argsort(-scores[idx], kind="stable")]
+    return [(int(i), float(scores[i])) for i in idx if scores[i] > 0]
+
+
+class Bm25sIndex:
+    backend = "bm25s"
+
+    def __init__(self, model: object):
+        self.model = model
+
+    @classmethod
+    def build(cls, corpus_tokens: list[list[str]]) -> Bm25sIndex:
+        model = _bm25s().BM25(k1=K1, b=B, method="lucene")
+        # An empty passage (all stopwords) still needs a row: bm25s maps it to the empty token.
+        model.index([t or [""] for t in corpus_tokens], show_progress=False)
+        return cls(model)
+
+    def scores(self, query_tokens: list[str], mask: np.ndarray | None = None) -> np.ndarray:
+        m = self.model
+        n = int(m.scores["num_docs"])  # type: ignore[attr-defined]
+        ids = m.get_tokens_ids([t for t in query_tokens if t])  # type: ignore[attr-defined]
+        if not ids:
+            return np.zeros(n, dtype=np.float32)
+        s = m.get_scores_from_ids(ids, weight_mask=None)  # type: ignore[attr-defined]
+        return s * mask if mask is not None else s
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.model.save(str(folder), show_progress=False)  # type: ignore[attr-defined]
+        (folder / "backend.json").write_text(json.dumps({"backend": self.backend}))
+
+    @classmethod
+    def load(cls, folder: Path) -> Bm25sIndex:
+        return cls(_bm25s().BM25.load(str(folder), mmap=False, show_progress=False, verbosity=0))
+
+
+class RankBm25Index:
+    backend = "rank-bm25"
+
+    def __init__(self, model: object, n: int):
+        self.model = model
+        self.n = n
+
+    @classmethod
+    def build(cls, corpus_tokens: list[list[str]]) -> RankBm25Index:
+        from rank_bm25 import BM25Okapi
+
+        # rank-bm25 divides by the mean document length: keep a placeholder token in empty rows.
+        return cls(BM25Okapi([t or ["\x00"] for t in corpus_tokens], k1=K1, b=B), len(corpus_tokens))
+
+    def scores(self, query_tokens: list[str], mask: np.ndarray | None = None) -> np.ndarray:
+        if not query_tokens:
+            return np.zeros(self.n, dtype=np.float32)
+        s = np.asarray(self.model.get_scores(query_tokens), dtype=np.float32)  # type: ignore[attr-defined]
+        return s * mask if mask is not None else s
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / "rank_bm25.pkl").open("wb") as fh:
+            pickle.dump({"model": self.model, "n": self.n}, fh)
+        (folder / "backend.json").write_text(json.dumps({"backend": self.backend}))
+
+    @classmethod
+    def load(cls, folder: Path) -> RankBm25Index:
+        with (folder / "rank_bm25.pkl").open("rb") as fh:
+            data = pickle.load(fh)  # our own file, written by save() above
+        return cls(data["model"], data["n"])
+
+
+BACKENDS: dict[str, type[Bm25sIndex] | type[RankBm25Index]] = {
+    "bm25s": Bm25sIndex,
+    "rank-bm25": RankBm25Index,
+}
+
+
+def build_index(backend: str, corpus_tokens: list[list[str]]) -> SparseIndex:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown sparse backend {backend!r}: use one of {', '.join(BACKENDS)}")
+    return BACKENDS[backend].build(corpus_tokens)
+
+
+def load_index(folder: Path) -> SparseIndex:
+    backend = json.loads((folder / "backend.json").read_text())["backend"]
+    return BACKENDS[backend].load(folder)

@@ -1,0 +1,100 @@
+"""The derived in-memory index of a corpus: the BM25 index and a table of every live passage (chunk
+id, document id, embedding, date, factual density), aligned by position.
+
+It is rebuilt from the ledger after each ingest that changed something and saved in `index/` beside
+the ledger with the ledger generation it was built at; a reader that finds it missing or older than
+the ledger rebuilds it in memory (never half-written: saves go to a temporary folder renamed into
+place).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from citegraph.context import DEFAULT_TIER_WEIGHTS
+from citegraph.ingest.density import DensityStats, fd_star, fit_stats
+from citegraph.retrievers.sparse import SparseIndex, build_index, load_index
+from citegraph.store.ledger import Ledger
+from citegraph.text.tokens import tokenize_many
+
+
+@dataclass
+class PassageTable:
+    chunk_ids: list[str]
+    doc_ids: list[str]
+    embeddings: np.ndarray  # (n, dim) float32, L2-normalised
+    date_int: np.ndarray  # YYYYMMDD, 0 = undated
+    fd_star: np.ndarray
+    n_tokens: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.position = {cid: i for i, cid in enumerate(self.chunk_ids)}
+
+    def __len__(self) -> int:
+        return len(self.chunk_ids)
+
+
+@dataclass
+class CorpusIndex:
+    generation: int
+    table: PassageTable
+    sparse: SparseIndex
+    density: DensityStats
+
+
+def tier_weights(tiers: list[str], weights: dict[str, float] | None = None) -> np.ndarray:
+    w = weights or DEFAULT_TIER_WEIGHTS
+    return np.array([w.get(t, 1.0) for t in tiers], dtype=np.float64)
+
+
+def build(ledger: Ledger, backend: str, stem: bool, weights: dict[str, float] | None = None) -> CorpusIndex:
+    """Build the index from the ledger's live passages; also refreshes FD* in the ledger."""
+    generation = ledger.generation
+    t = ledger.index_table()
+    stats = fit_stats(t["fd_raw"], t["n_tokens"])
+    fds = fd_star(t["fd_raw"], t["n_tokens"], tier_weights(t["tiers"], weights), stats)
+    table = PassageTable(t["chunk_ids"], t["doc_ids"], t["embeddings"], t["date_int"], fds, t["n_tokens"])
+    sparse = build_index(backend, tokenize_many(t["texts"], stem=stem))
+    return CorpusIndex(generation, table, sparse, stats)
+
+
+def save(index: CorpusIndex, folder: Path) -> None:
+    tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    index.sparse.save(tmp / "sparse")
+    tb = index.table
+    np.savez(
+        tmp / "table.npz", chunk_ids=np.array(tb.chunk_ids, dtype=object), doc_ids=np.array(tb.doc_ids, dtype=object),
+        embeddings=tb.embeddings, date_int=tb.date_int, fd_star=tb.fd_star, n_tokens=tb.n_tokens,
+    )
+    (tmp / "index.json").write_text(
+        json.dumps({"generation": index.generation, "n": len(tb), "density": index.density.as_dict()})
+    )
+    old = folder.with_name(f"{folder.name}.old{os.getpid()}")
+    if folder.exists():
+        os.replace(folder, old)
+    os.replace(tmp, folder)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def load(folder: Path) -> CorpusIndex | None:
+    """The saved index, or None if there is none (or it cannot be read)."""
+    try:
+        info = json.loads((folder / "index.json").read_text())
+        with np.load(folder / "table.npz", allow_pickle=True) as z:  # our own file (object arrays of ids)
+            table = PassageTable(
+                list(z["chunk_ids"]), list(z["doc_ids"]), z["embeddings"], z["date_int"], z["fd_star"], z["n_tokens"]
+            )
+        sparse = load_index(folder / "sparse")
+    except (OSError, ValueError, KeyError, json.JSONDecodeError):
+        return None
+    d = info["density"]
+    stats = DensityStats(tuple(d["edges"]), tuple(d["mean"]), tuple(d["std"]))  # type: ignore[arg-type]
+    return CorpusIndex(int(info["generation"]), table, sparse, stats)

@@ -1,0 +1,155 @@
+"""The claim model shared by ingestion (factual density), fact extraction and contradiction detection.
+
+A claim is an atomic statement: a sentence, or a clause of one split at semicolons. For each claim we
+read the cues the FD* paper scores verifiability and specificity by — numbers, units, dates, named
+entities — and the cues that lower it — hedges, opinion, questions, imperatives. `prob_fact` maps them
+into [0.2, 1.0]: it says how checkable a statement is, not whether it is true.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from citegraph.text.sentences import blocks, sentences
+
+_NUMBER = re.compile(
+    r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|percent|per cent))?", re.IGNORECASE
+)
+_SCALE = re.compile(r"^\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
+_UNIT = re.compile(
+    r"(%|\$|€|£|\b(?:percent|per cent|km|kilomet(?:er|re)s?|miles?|kg|kilograms?|tons?|tonnes?|"
+    r"meters?|metres?|feet|foot|inches|mph|hours?|minutes?|seconds?|days?|weeks?|months?|years?|"
+    r"dollars?|euros?|pounds?|people|persons|troops|soldiers|jobs|students|deaths|cases|votes|"
+    r"acres|square|degrees?|°[CF]?|GW|MW|kW|mg|ml|mm|cm)\b)",
+    re.IGNORECASE,
+)
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_DATE = re.compile(
+    rf"\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}\s+(?:{_MONTHS})\.?\s+\d{{4}}|"
+    rf"(?:{_MONTHS})\.?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}}|(?:1[5-9]|20)\d{{2}}s?)\b",
+    re.IGNORECASE,
+)
+_ENTITY = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'’.-]*)*")
+_HEDGE = re.compile(
+    r"\b(may|might|could|possibly|perhaps|probably|likely|unlikely|suggests?|appears?|seems?|"
+    r"believed?|thinks?|hopes?|estimated?|approximately|about|around|roughly|reportedly|allegedly|"
+    r"potentially|arguably)\b",
+    re.IGNORECASE,
+)
+_OPINION = re.compile(
+    r"\b(I|we|my|our|you|your)\b|\b(should|must|ought|great|greatest|wonderful|terrible|best|worst|"
+    r"proud|believe|hope|wish|let us|let's)\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(
+    r"\b(not|no|never|none|neither|nor|cannot|without|n't|denied|denies|failed|fails|false|refused)\b|n't\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"\w+")
+_SENT_START_WORDS = frozenset(
+    "The A An This That These Those It In On At For But And Or If When While As After Before Since "
+    "Although Because However Today Yesterday Tonight We I You They He She There Here".split()
+)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One atomic statement with its span in the source text and its cues."""
+
+    text: str
+    start: int
+    end: int
+    numbers: tuple[str, ...] = ()
+    dates: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    units: int = 0
+    hedged: bool = False
+    opinion: bool = False
+    negated: bool = False
+    question: bool = False
+    n_words: int = 0
+    prob_fact: float = field(default=0.2)
+
+
+def extract_numbers(text: str) -> list[str]:
+    """Numbers as written, normalised: '1,200' -> '1200', '3 million' -> '3000000', '5%' -> '5%'.
+    Years inside dates are included: callers that compare values decide what to make of them."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        raw = m.group(0).replace("−", "-")
+        pct = raw.rstrip().endswith(("%", "percent", "per cent"))
+        num = re.sub(r"\s*(%|percent|per cent)$", "", raw, flags=re.IGNORECASE).replace(",", "")
+        try:
+            value = float(num)
+        except ValueError:
+            continue
+        scale = _SCALE.match(text[m.end() :])
+        if scale:
+            value *= {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}[scale.group(1).lower()]
+        s = f"{value:.6g}" if value != int(value) or abs(value) >= 1e15 else str(int(value))
+        out.append(s + ("%" if pct else ""))
+    return out
+
+
+def extract_entities(text: str) -> list[str]:
+    """Capitalised word runs, leaving out a sentence-initial function word ("The", "In"…)."""
+    ents = []
+    for m in _ENTITY.finditer(text):
+        words = m.group(0).split()
+        while words and words[0] in _SENT_START_WORDS:
+            words = words[1:]
+        ent = " ".join(words).strip(".,;:'’-")
+        if ent and not ent.isdigit():
+            ents.append(ent)
+    return ents
+
+
+def score_claim(text: str, start: int = 0) -> Claim:
+    words = _WORD.findall(text)
+    numbers = tuple(extract_numbers(text))
+    dates = tuple(m.group(0) for m in _DATE.finditer(text))
+    entities = tuple(extract_entities(text))
+    units = len(_UNIT.findall(text))
+    hedged = bool(_HEDGE.search(text))
+    opinion = bool(_OPINION.search(text))
+    question = text.rstrip().endswith("?")
+    p = 0.35
+    p += 0.2 if numbers else 0.0
+    p += 0.1 if units and numbers else 0.0
+    p += 0.15 if dates else 0.0
+    p += min(len(entities), 3) * 0.07
+    p -= 0.15 if hedged else 0.0
+    p -= 0.15 if opinion else 0.0
+    p -= 0.1 if len(words) < 5 else 0.0
+    if question:
+        p = 0.2
+    return Claim(
+        text=text, start=start, end=start + len(text), numbers=numbers, dates=dates, entities=entities,
+        units=units, hedged=hedged, opinion=opinion, negated=bool(_NEGATION.search(text)),
+        question=question, n_words=len(words), prob_fact=round(min(1.0, max(0.2, p)), 4),
+    )
+
+
+def claims(text: str, offset: int = 0) -> list[Claim]:
+    """The atomic claims of a passage: its sentences, split further at semicolons."""
+    out = []
+    for b in blocks(text):
+        for s in sentences(text, b):
+            for a, z in _clauses(text, s.start, s.end):
+                piece = text[a:z]
+                if len(_WORD.findall(piece)) >= 3:
+                    out.append(score_claim(piece, offset + a))
+    return out
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    spans, pos = [], start
+    for m in re.finditer(r";\s+", text[start:end]):
+        spans.append((pos, start + m.start()))
+        pos = start + m.end()
+    spans.append((pos, end))
+    return [(a, z) for a, z in spans if z > a]

@@ -1,0 +1,68 @@
+"""Structure-aware splitting of a document into blocks (headings, paragraphs) and sentences.
+
+Every piece is a character span into the original text, so whatever is cut from it can be cited
+back to the exact characters. Sentence boundaries come from blingfire (a compiled rule model, about
+0.2 ms per paragraph); blocks come from blank lines and Markdown-style headings, which the loaders
+produce for every format.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import blingfire
+
+_BLOCK_SEP = re.compile(r"\n[ \t]*\n+")
+_HEADING = re.compile(r"^(#{1,6}\s+\S.*|[A-Z][A-Z0-9 ,.'&:-]{3,80})$")
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    heading: bool = False  # a heading line: a natural place to start a new section
+
+
+def blocks(text: str) -> list[Span]:
+    """Paragraph-like blocks separated by blank lines, stripped of surrounding whitespace."""
+    out: list[Span] = []
+    pos = 0
+    for m in [*_BLOCK_SEP.finditer(text), None]:
+        end = m.start() if m else len(text)
+        out.extend(_strip(text, pos, end))
+        if m:
+            pos = m.end()
+    return out
+
+
+def _strip(text: str, start: int, end: int) -> list[Span]:
+    piece = text[start:end]
+    lead = len(piece) - len(piece.lstrip())
+    trail = len(piece) - len(piece.rstrip())
+    s, e = start + lead, end - trail
+    if s >= e:
+        return []
+    first_line_end = text.find("\n", s, e)
+    if first_line_end != -1 and _HEADING.match(text[s:first_line_end].strip()):
+        # "# Title\nbody…" without a blank line: the heading is a block of its own.
+        return [Span(s, first_line_end, heading=True), *_strip(text, first_line_end + 1, e)]
+    return [Span(s, e, heading=bool(first_line_end == -1 and _HEADING.match(text[s:e])))]
+
+
+def sentences(text: str, block: Span | None = None) -> list[Span]:
+    """Sentences of one block (or of the whole text), as spans into `text`."""
+    start, end = (block.start, block.end) if block else (0, len(text))
+    piece = text[start:end]
+    if not piece.strip():
+        return []
+    if block is not None and block.heading:
+        return [block]
+    _, offsets = blingfire.text_to_sentences_and_offsets(piece)
+    spans = [Span(start + a, start + b) for a, b in offsets if piece[a:b].strip()]
+    return spans or [Span(start, end)]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Convenience: the sentences of a plain string."""
+    return [text[s.start : s.end] for b in blocks(text) for s in sentences(text, b)]
