@@ -10,7 +10,6 @@ import argparse
 import json
 import logging
 import sys
-from pathlib import Path
 from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
@@ -22,29 +21,50 @@ def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
     d = RetrievalSettings()
     g = p.add_argument_group("retrieval")
     g.add_argument("--top", type=int, default=d.top_m, help=f"passages to return (default {d.top_m})")
-    g.add_argument("--fusion", choices=["rrf", "minmax", "zscore"], default=d.fusion,
-                   help=f"how dense and sparse rankings are fused (default {d.fusion})")
+    g.add_argument(
+        "--fusion",
+        choices=["rrf", "minmax", "zscore"],
+        default=d.fusion,
+        help=f"how dense and sparse rankings are fused (default {d.fusion})",
+    )
     g.add_argument("--w-dense", type=float, default=d.w_dense, help=f"dense weight (default {d.w_dense})")
     g.add_argument("--w-sparse", type=float, default=d.w_sparse, help=f"sparse weight (default {d.w_sparse})")
     g.add_argument("--rrf-k", type=int, default=d.rrf_k, help=f"RRF constant K (default {d.rrf_k})")
     g.add_argument("--k-dense", type=int, default=d.k_dense, help="dense candidates before fusion")
     g.add_argument("--k-sparse", type=int, default=d.k_sparse, help="sparse candidates before fusion")
-    g.add_argument("--temporal-weight", type=float, default=d.temporal_weight,
-                   help=f"w in s' = (1-w)s + w/(1+age/365) (default {d.temporal_weight}; 0 turns it off)")
+    g.add_argument(
+        "--temporal-weight",
+        type=float,
+        default=d.temporal_weight,
+        help=f"w in s' = (1-w)s + w/(1+age/365) (default {d.temporal_weight}; 0 turns it off)",
+    )
     g.add_argument("--fd-rerank", action="store_true", help="rerank the top 20 by factual density (FD*)")
     g.add_argument("--no-cutoff", action="store_true", help="keep candidates below the adaptive cutoff")
     g.add_argument("--cutoff-alpha", type=float, default=d.cutoff_alpha, help="alpha in mu - alpha*sigma")
-    g.add_argument("--dedup-threshold", type=float, default=d.dedup_threshold,
-                   help=f"cosine above which a passage is a near-duplicate (default {d.dedup_threshold})")
+    g.add_argument(
+        "--dedup-threshold",
+        type=float,
+        default=d.dedup_threshold,
+        help=f"cosine above which a passage is a near-duplicate (default {d.dedup_threshold})",
+    )
     g.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
     g.add_argument("--sparse", choices=["bm25s", "rank-bm25"], help="BM25 backend (default: the corpus's)")
 
 
 def _settings(a: argparse.Namespace) -> RetrievalSettings:
     return RetrievalSettings(
-        top_m=a.top, fusion=a.fusion, w_dense=a.w_dense, w_sparse=a.w_sparse, rrf_k=a.rrf_k,
-        k_dense=a.k_dense, k_sparse=a.k_sparse, temporal_weight=a.temporal_weight, fd_rerank=a.fd_rerank,
-        cutoff=not a.no_cutoff, cutoff_alpha=a.cutoff_alpha, dedup_threshold=a.dedup_threshold,
+        top_m=a.top,
+        fusion=a.fusion,
+        w_dense=a.w_dense,
+        w_sparse=a.w_sparse,
+        rrf_k=a.rrf_k,
+        k_dense=a.k_dense,
+        k_sparse=a.k_sparse,
+        temporal_weight=a.temporal_weight,
+        fd_rerank=a.fd_rerank,
+        cutoff=not a.no_cutoff,
+        cutoff_alpha=a.cutoff_alpha,
+        dedup_threshold=a.dedup_threshold,
     )
 
 
@@ -55,8 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = ChunkingSettings()
     p = sub.add_parser("ingest", help="add files and folders to a corpus (idempotent, incremental)")
-    p.add_argument("paths", nargs="+", help=".txt .md .html .pdf .jsonl files or folders "
-                   "(with --remove: document ids or ingested paths)")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        help=".txt .md .html .pdf .jsonl files or folders (with --remove: document ids or ingested paths)",
+    )
     p.add_argument("--corpus", required=True, help="corpus folder (created if missing)")
     p.add_argument("--remove", action="store_true", help="drop the given documents instead")
     p.add_argument("--prune", action="store_true", help="also drop documents whose file under PATHS is gone")
@@ -65,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--section-tokens", type=int, default=c.section_tokens)
     p.add_argument("--section-overlap", type=int, default=c.section_overlap)
     p.add_argument("--passage-tokens", type=int, default=c.passage_tokens)
+    p.add_argument("--batch", type=int, default=512, help="passages embedded and written per step")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -75,8 +99,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since", help="only documents dated on or after this date")
     p.add_argument("--until", help="only documents dated on or before this date")
     p.add_argument("--as-of", help="measure document age from this date (default today)")
-    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                   help="only documents whose metadata KEY equals VALUE (repeatable)")
+    p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="only documents whose metadata KEY equals VALUE (repeatable)",
+    )
     p.add_argument("--retriever", choices=["hybrid", "dense", "sparse"], default="hybrid")
     _add_retrieval_options(p)
 
@@ -113,16 +142,26 @@ def cmd_ingest(a: argparse.Namespace) -> int:
         report = remove(a.paths, a.corpus, chroma_url=a.chroma_url)
     else:
         chunking = ChunkingSettings(a.section_tokens, a.section_overlap, a.passage_tokens)
-        report = ingest(a.paths, a.corpus, chunking=chunking, sparse=a.sparse, chroma_url=a.chroma_url,
-                        prune=a.prune, progress=not a.no_progress and sys.stderr.isatty())
+        report = ingest(
+            a.paths,
+            a.corpus,
+            chunking=chunking,
+            sparse=a.sparse,
+            chroma_url=a.chroma_url,
+            prune=a.prune,
+            progress=not a.no_progress and sys.stderr.isatty(),
+            batch_passages=a.batch,
+        )
     if a.json:
         print(json.dumps(report.as_dict(), indent=2))
     else:
         r = report
         print(f"corpus {r.corpus}: {r.documents_total} documents, {r.passages_total} passages")
         print(f"  files: {r.files} seen, {r.files_unchanged} unchanged")
-        print(f"  documents: {r.documents_added} added, {r.documents_updated} updated, "
-              f"{r.documents_unchanged} unchanged, {r.documents_removed} removed")
+        print(
+            f"  documents: {r.documents_added} added, {r.documents_updated} updated, "
+            f"{r.documents_unchanged} unchanged, {r.documents_removed} removed"
+        )
         print(f"  passages: {r.passages_added} added, {r.passages_removed} removed  ({r.seconds:.1f} s)")
         for note in r.notes:
             print(f"  note: {note}")
@@ -146,8 +185,7 @@ def cmd_search(a: argparse.Namespace) -> int:
     if since and until and since > until:
         raise ValueError(f"--since {since} is after --until {until}")
     with HybridRetriever.open(a.corpus, _settings(a), chroma_url=a.chroma_url, sparse_backend=a.sparse) as r:
-        res = r.search(a.query, mode=a.retriever, since=since, until=until, as_of=as_of,
-                       where=_parse_where(a.where))
+        res = r.search(a.query, mode=a.retriever, since=since, until=until, as_of=as_of, where=_parse_where(a.where))
     if a.json:
         print(result_json(res))
         return 0

@@ -67,19 +67,23 @@ class Embedder:
     def __init__(self, model_path: Path | None = None, cache_dir: Path | None = None, use_onnx: bool = True):
         self.model_path = Path(model_path) if model_path else default_model_path()
         if not (self.model_path / "modules.json").exists():
-            raise FileNotFoundError(
-                f"{self.model_path} is not a sentence-transformers model folder (no modules.json)"
-            )
+            raise FileNotFoundError(f"{self.model_path} is not a sentence-transformers model folder (no modules.json)")
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # "Loading weights" bars on every start say nothing useful
         self._st = SentenceTransformer(str(self.model_path), device="cpu")
         self.tokenizer = self._st.tokenizer
-        self.window = int(self._st.max_seq_length)
-        dim = self._st.get_embedding_dimension()
+        # The Rust tokenizer without truncation, for counting: the same word pieces the model reads.
+        self._backend_tokenizer = self.tokenizer.backend_tokenizer.__class__.from_str(
+            self.tokenizer.backend_tokenizer.to_str()
+        )
+        self._backend_tokenizer.no_truncation()
+        self._backend_tokenizer.no_padding()
+        self.window = int(self._st.max_seq_length or 256)
+        dim = self._st.get_embedding_dimension() or 0
         name = DEFAULT_EMBEDDER if self.model_path == default_model_path() else self.model_path.name
-        self.identity = EmbedderIdentity(name=name, dim=int(dim or 0), fingerprint=_fingerprint(self.model_path))
+        self.identity = EmbedderIdentity(name=name, dim=int(dim), fingerprint=_fingerprint(self.model_path))
         self._session: Any = None
         self._lock = threading.Lock()
         if use_onnx:
@@ -94,7 +98,10 @@ class Embedder:
             return np.zeros((0, self.identity.dim), dtype=np.float32)
         if self._session is None:
             vecs = self._st.encode(
-                texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                texts,
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
                 show_progress_bar=False,
             )
             return np.asarray(vecs, dtype=np.float32)
@@ -110,8 +117,13 @@ class Embedder:
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         """Word pieces per text, without [CLS]/[SEP]."""
-        enc = self.tokenizer(texts, add_special_tokens=False, truncation=False)["input_ids"]
-        return [len(ids) for ids in enc]
+        return [len(e.ids) for e in self._backend_tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+    def token_starts(self, texts: list[str]) -> list[list[int]]:
+        """The start character offset of every word piece of each text (no truncation)."""
+        return [
+            [a for a, _ in e.offsets] for e in self._backend_tokenizer.encode_batch(texts, add_special_tokens=False)
+        ]
 
     # -- ONNX ---------------------------------------------------------------------------------
     def _encode_onnx(self, texts: list[str]) -> np.ndarray:
@@ -148,14 +160,15 @@ class Embedder:
 
         import torch
 
-        model = self._st[0].auto_model.eval()
+        model: Any = self._st[0].auto_model
+        model.eval()
 
         class _Hidden(torch.nn.Module):
             def __init__(self, inner: torch.nn.Module):
                 super().__init__()
                 self.inner = inner
 
-            def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+            def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
                 return self.inner(
                     input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
                 ).last_hidden_state
@@ -167,10 +180,14 @@ class Embedder:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                _Hidden(model), tuple(sample[n] for n in names), str(tmp),
-                input_names=names, output_names=["last_hidden_state"],
+                _Hidden(model),
+                tuple(sample[n] for n in names),
+                str(tmp),
+                input_names=names,
+                output_names=["last_hidden_state"],
                 dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "last_hidden_state"]},
-                opset_version=17, dynamo=False,
+                opset_version=17,
+                dynamo=False,
             )
         os.replace(tmp, path)  # atomic: a concurrent process never sees half a file
         log.info("exported %s", path)
@@ -185,9 +202,7 @@ def get_embedder(model_path: str | Path | None = None, cache_dir: str | Path | N
     key = json.dumps([str(model_path or ""), str(cache_dir or "")])
     with _instances_lock:
         if key not in _instances:
-            _instances[key] = Embedder(
-                Path(model_path) if model_path else None, Path(cache_dir) if cache_dir else None
-            )
+            _instances[key] = Embedder(Path(model_path) if model_path else None, Path(cache_dir) if cache_dir else None)
         return _instances[key]
 
 

@@ -11,7 +11,8 @@ METRICS = {"precision@1": "p@1", "recall@5": "recall@5", "mrr@10": "mrr@10", "nd
 
 
 def ranking_metrics(
-    qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Sequence[str]],
     metrics: Mapping[str, str] = METRICS,
 ) -> dict[str, float]:
     """Mean metrics over the queries in `run` (ranked document ids per query). A query with no
@@ -37,8 +38,10 @@ def latency(ms: Sequence[float]) -> dict[str, float]:
     if not ms:
         return {"latency_ms_p50": 0.0, "latency_ms_p95": 0.0}
     a = np.asarray(ms)
-    return {"latency_ms_p50": round(float(np.percentile(a, 50)), 3),
-            "latency_ms_p95": round(float(np.percentile(a, 95)), 3)}
+    return {
+        "latency_ms_p50": round(float(np.percentile(a, 50)), 3),
+        "latency_ms_p95": round(float(np.percentile(a, 95)), 3),
+    }
 
 
 def doc_ranking(chunk_doc_ids: Sequence[str], k: int) -> list[str]:

@@ -18,8 +18,13 @@ DOC_DEPTH = 10
 
 
 def run_retrieval(
-    retriever: HybridRetriever, dataset: Dataset, queries: list[Query], mode: Mode,
-    settings: RetrievalSettings | None = None, progress: bool = False, warmup: int = 5,
+    retriever: HybridRetriever,
+    dataset: Dataset,
+    queries: list[Query],
+    mode: Mode,
+    settings: RetrievalSettings | None = None,
+    progress: bool = False,
+    warmup: int = 5,
 ) -> dict[str, Any]:
     s = (settings or retriever.settings).with_(top_m=PASSAGE_DEPTH)
     for q in queries[:warmup]:  # first calls pay for lazy initialisation, not for retrieval

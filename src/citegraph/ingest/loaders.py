@@ -42,7 +42,9 @@ class SourceDoc:
     def __post_init__(self) -> None:
         if not self.content_hash:
             payload = json.dumps(
-                [self.title, self.text, self.date, self.source_tier, self.metadata], sort_keys=True, default=str
+                [self.title, self.text, self.date, self.source_tier, self.metadata],
+                sort_keys=True,
+                default=str,
             )
             self.content_hash = hashlib.sha256(payload.encode()).hexdigest()
 
@@ -155,8 +157,12 @@ def _text_doc(path: Path, text: str, front: dict[str, Any]) -> SourceDoc | Skipp
     tier = str(front.pop("source_tier", front.pop("tier", DEFAULT_TIER)) or DEFAULT_TIER)
     source = str(front.pop("url", "") or path)
     return SourceDoc(
-        doc_id=file_doc_id(path), title=title[:300], text=text, source=source,
-        date=date.isoformat() if date else None, source_tier=tier,
+        doc_id=file_doc_id(path),
+        title=title[:300],
+        text=text,
+        source=source,
+        date=date.isoformat() if date else None,
+        source_tier=tier,
         metadata=_scalars(front) | {"path": str(path)},
     )
 
@@ -186,10 +192,34 @@ def _load_markdown(path: Path, text: str) -> SourceDoc | Skipped:
     return _text_doc(path, text, front)
 
 
-_BLOCK_TAGS = ["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "blockquote", "td", "th", "dt", "dd",
-               "figcaption", "caption"]
-_DATE_META = ["article:published_time", "datePublished", "date", "dc.date", "DC.date.issued",
-              "citation_publication_date", "og:published_time", "pubdate"]
+_BLOCK_TAGS = [
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "li",
+    "pre",
+    "blockquote",
+    "td",
+    "th",
+    "dt",
+    "dd",
+    "figcaption",
+    "caption",
+]
+_DATE_META = [
+    "article:published_time",
+    "datePublished",
+    "date",
+    "dc.date",
+    "DC.date.issued",
+    "citation_publication_date",
+    "og:published_time",
+    "pubdate",
+]
 
 
 def _load_html(path: Path, html: str) -> SourceDoc | Skipped:
@@ -235,7 +265,7 @@ def _load_pdf(path: Path) -> SourceDoc | Skipped:
         if reader.is_encrypted and not reader.decrypt(""):
             return Skipped(str(path), "encrypted PDF")
         pages = [(_normalise(page.extract_text() or "")).strip() for page in reader.pages]
-        info = reader.metadata or {}
+        info: Any = reader.metadata or {}
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as exc:
         return Skipped(str(path), f"corrupt PDF: {exc}")
     except Exception as exc:  # pypdf raises many kinds on damaged files
@@ -306,8 +336,13 @@ def _record_doc(rec: dict[str, Any], where: str) -> SourceDoc | Skipped:
     title = str(rec.pop("title", "") or "")
     source = str(rec.pop("url", "") or where)
     return SourceDoc(
-        doc_id=str(doc_id), title=title, text=_normalise(text), source=source,
-        date=date.isoformat() if date else None, source_tier=tier, metadata=_scalars(rec),
+        doc_id=str(doc_id),
+        title=title,
+        text=_normalise(text),
+        source=source,
+        date=date.isoformat() if date else None,
+        source_tier=tier,
+        metadata=_scalars(rec),
     )
 
 

@@ -27,7 +27,7 @@ from citegraph.context import ChunkingSettings
 from citegraph.embed import Embedder, get_embedder
 from citegraph.ingest.chunking import chunk_text, page_of
 from citegraph.ingest.density import fd_raw
-from citegraph.ingest.loaders import SourceDoc, Skipped, discover, load_file
+from citegraph.ingest.loaders import Skipped, SourceDoc, discover, load_file
 from citegraph.store.corpus import Corpus
 from citegraph.store.ledger import ChunkRow, DocRow, SectionRow, StagedDoc
 from citegraph.text.dates import date_to_int, parse_date
@@ -81,21 +81,23 @@ class _Work:
 
 def _doc_row(doc: SourceDoc, path: str) -> DocRow:
     return DocRow(
-        doc_id=doc.doc_id, title=doc.title, source=doc.source, path=path, date=doc.date,
-        source_tier=doc.source_tier, metadata=doc.metadata, pages=doc.pages, content_hash=doc.content_hash,
+        doc_id=doc.doc_id,
+        title=doc.title,
+        source=doc.source,
+        path=path,
+        date=doc.date,
+        source_tier=doc.source_tier,
+        metadata=doc.metadata,
+        pages=doc.pages,
+        content_hash=doc.content_hash,
         text=doc.text,
     )
 
 
 def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: ChunkingSettings) -> list[StagedDoc]:
     """Sections and passages (without embeddings yet) for each document."""
-    enc = embedder.tokenizer(
-        [d.text for d in docs], add_special_tokens=False, return_offsets_mapping=True, truncation=False,
-        verbose=False,
-    )
     out = []
-    for doc, offsets in zip(docs, enc["offset_mapping"], strict=True):
-        starts = [a for a, _ in offsets]
+    for doc, starts in zip(docs, embedder.token_starts([d.text for d in docs]), strict=True):
         sections, passages = chunk_text(doc.text, starts, settings)
         version = doc.content_hash[:8]
         date_int = date_to_int(parse_date(doc.date))
@@ -106,13 +108,23 @@ def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: Chu
         chunk_rows = []
         for p in passages:
             text = doc.text[p.start : p.end]
-            chunk_rows.append(ChunkRow(
-                chunk_id=f"{doc.doc_id}:{version}:{p.index}", doc_id=doc.doc_id,
-                section_id=sec_rows[p.section].section_id, idx=p.index, start=p.start, end=p.end,
-                page=page_of(p.start, doc.pages), n_tokens=p.n_tokens, text=text,
-                fd_raw=fd_raw(text, p.n_tokens), date_int=date_int, source_tier=doc.source_tier,
-                embedding=np.zeros(0, dtype=np.float32),
-            ))
+            chunk_rows.append(
+                ChunkRow(
+                    chunk_id=f"{doc.doc_id}:{version}:{p.index}",
+                    doc_id=doc.doc_id,
+                    section_id=sec_rows[p.section].section_id,
+                    idx=p.index,
+                    start=p.start,
+                    end=p.end,
+                    page=page_of(p.start, doc.pages),
+                    n_tokens=p.n_tokens,
+                    text=text,
+                    fd_raw=fd_raw(text, p.n_tokens),
+                    date_int=date_int,
+                    source_tier=doc.source_tier,
+                    embedding=np.zeros(0, dtype=np.float32),
+                )
+            )
         out.append(StagedDoc(_doc_row(doc, ""), sec_rows, chunk_rows))
     return out
 
@@ -129,8 +141,11 @@ def chroma_metadata(row: ChunkRow, metadata: dict[str, Any]) -> dict[str, Any]:
 
 def restored_metadata(row: Any) -> dict[str, Any]:
     """Chroma metadata rebuilt from a ledger row (to restore a vector Chroma lost)."""
-    meta: dict[str, Any] = {"doc_id": row["doc_id"], "date": date_to_int(parse_date(row["date"])),
-                            "tier": row["source_tier"]}
+    meta: dict[str, Any] = {
+        "doc_id": row["doc_id"],
+        "date": date_to_int(parse_date(row["date"])),
+        "tier": row["source_tier"],
+    }
     for k, v in json.loads(row["metadata"]).items():
         if isinstance(v, bool | int | float | str) and v != "":
             meta[f"m_{k}"] = v
@@ -140,7 +155,15 @@ def restored_metadata(row: Any) -> dict[str, Any]:
 class Ingestor:
     """One ingest run against an open corpus."""
 
-    def __init__(self, corpus: Corpus, embedder: Embedder, chunking: ChunkingSettings, progress: bool):
+    def __init__(
+        self,
+        corpus: Corpus,
+        embedder: Embedder,
+        chunking: ChunkingSettings,
+        progress: bool,
+        batch_passages: int = BATCH_PASSAGES,
+    ):
+        self.batch_passages = max(1, batch_passages)
         self.corpus = corpus
         self.embedder = embedder
         self.chunking = chunking
@@ -202,7 +225,8 @@ class Ingestor:
             for doc in loaded.docs:
                 if doc.doc_id in seen:
                     self.report.skipped.append(
-                        Skipped(doc.source, f"duplicate document id {doc.doc_id!r} (first in {seen[doc.doc_id]})"))
+                        Skipped(doc.source, f"duplicate document id {doc.doc_id!r} (first in {seen[doc.doc_id]})")
+                    )
                     continue
                 seen[doc.doc_id] = path
                 state = ledger.doc_state(doc.doc_id)
@@ -245,7 +269,7 @@ class Ingestor:
         while i < len(work):
             batch: list[_Work] = []
             n = 0
-            while i < len(work) and (not batch or n + len(work[i].rows.chunks) <= BATCH_PASSAGES):
+            while i < len(work) and (not batch or n + len(work[i].rows.chunks) <= self.batch_passages):
                 batch.append(work[i])
                 n += len(work[i].rows.chunks)
                 i += 1
@@ -305,24 +329,38 @@ class Ingestor:
         return tqdm(it, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
 
 
-def _open(corpus_dir: str | Path, chunking: ChunkingSettings, sparse: str | None, chroma_url: str | None,
-          embedder: Embedder | None, stem: bool) -> tuple[Corpus, Embedder]:
+def _open(
+    corpus_dir: str | Path,
+    chunking: ChunkingSettings,
+    sparse: str | None,
+    chroma_url: str | None,
+    embedder: Embedder | None,
+    stem: bool,
+) -> tuple[Corpus, Embedder]:
     emb = embedder or get_embedder()
     corpus = Corpus.open_for_ingest(corpus_dir, emb.identity.as_dict(), chunking, sparse, chroma_url, stem=stem)
     return corpus, emb
 
 
 def ingest(
-    paths: Iterable[str | Path], corpus_dir: str | Path, *, chunking: ChunkingSettings | None = None,
-    sparse: str | None = None, chroma_url: str | None = None, embedder: Embedder | None = None,
-    prune: bool = False, progress: bool = False, stem: bool = True,
+    paths: Iterable[str | Path],
+    corpus_dir: str | Path,
+    *,
+    chunking: ChunkingSettings | None = None,
+    sparse: str | None = None,
+    chroma_url: str | None = None,
+    embedder: Embedder | None = None,
+    prune: bool = False,
+    progress: bool = False,
+    stem: bool = True,
+    batch_passages: int = BATCH_PASSAGES,
     on_start: Callable[[Ingestor], None] | None = None,
 ) -> IngestReport:
     """Ingest files and folders into a corpus folder (created if needed). See the module docstring."""
     started = time.perf_counter()
     corpus, emb = _open(corpus_dir, chunking or ChunkingSettings(), sparse, chroma_url, embedder, stem)
     with corpus:
-        run = Ingestor(corpus, emb, chunking or ChunkingSettings(), progress)
+        run = Ingestor(corpus, emb, chunking or ChunkingSettings(), progress, batch_passages)
         run.recover()
         if on_start:
             on_start(run)
@@ -331,7 +369,10 @@ def ingest(
 
 
 def remove(
-    targets: Iterable[str], corpus_dir: str | Path, *, chroma_url: str | None = None,
+    targets: Iterable[str],
+    corpus_dir: str | Path,
+    *,
+    chroma_url: str | None = None,
     embedder: Embedder | None = None,
 ) -> IngestReport:
     """Drop documents from a corpus, by document id or by source path (every document of a file)."""

@@ -40,7 +40,10 @@ Mode = Literal["hybrid", "dense", "sparse"]
 
 class HybridRetriever:
     def __init__(
-        self, corpus: Corpus, embedder: Embedder, settings: RetrievalSettings | None = None,
+        self,
+        corpus: Corpus,
+        embedder: Embedder,
+        settings: RetrievalSettings | None = None,
         sparse_backend: str | None = None,
     ):
         self.corpus = corpus
@@ -54,8 +57,13 @@ class HybridRetriever:
 
     @classmethod
     def open(
-        cls, corpus_dir: str | Path, settings: RetrievalSettings | None = None, *, chroma_url: str | None = None,
-        sparse_backend: str | None = None, embedder: Embedder | None = None,
+        cls,
+        corpus_dir: str | Path,
+        settings: RetrievalSettings | None = None,
+        *,
+        chroma_url: str | None = None,
+        sparse_backend: str | None = None,
+        embedder: Embedder | None = None,
     ) -> HybridRetriever:
         emb = embedder or get_embedder()
         corpus = Corpus.open(corpus_dir, emb.identity.as_dict(), chroma_url)
@@ -83,17 +91,23 @@ class HybridRetriever:
             mask &= (t.date_int <= until) & (t.date_int > 0)
         if where:
             ok_docs = {
-                d for d, info in self._docs.items()
-                if all(info["metadata"].get(k) == v for k, v in where.items())
+                d for d, info in self._docs.items() if all(info["metadata"].get(k) == v for k, v in where.items())
             }
             mask &= np.array([d in ok_docs for d in t.doc_ids], dtype=bool)
         return mask.astype(np.float32)
 
     # -- search -------------------------------------------------------------------------------
     def search(
-        self, query: str, *, settings: RetrievalSettings | None = None, mode: Mode = "hybrid",
-        since: date | None = None, until: date | None = None, as_of: date | None = None,
-        where: dict[str, Any] | None = None, top_m: int | None = None,
+        self,
+        query: str,
+        *,
+        settings: RetrievalSettings | None = None,
+        mode: Mode = "hybrid",
+        since: date | None = None,
+        until: date | None = None,
+        as_of: date | None = None,
+        where: dict[str, Any] | None = None,
+        top_m: int | None = None,
     ) -> SearchResult:
         s = settings or self.settings
         m = top_m or s.top_m
@@ -110,8 +124,11 @@ class HybridRetriever:
             a = time.perf_counter()
             vec = self.embedder.encode_query(query)
             b = time.perf_counter()
-            hits = self.dense.search(vec, s.k_dense, chroma_where(since_i, until_i, where)) \
-                if mode != "sparse" and s.k_dense else []
+            hits = (
+                self.dense.search(vec, s.k_dense, chroma_where(since_i, until_i, where))
+                if mode != "sparse" and s.k_dense
+                else []
+            )
             timings["dense_ms"] = (time.perf_counter() - b) * 1000
             return vec, hits, (b - a) * 1000
 
@@ -181,8 +198,11 @@ class HybridRetriever:
             r = rows.get(cid)
             if r is None:  # removed since the index was loaded
                 continue
-            sc: dict[str, float] = {"relevance": float(relevance[i]), "cosine": float(cosine[i]),
-                                    "final": float(score[i])}
+            sc: dict[str, float] = {
+                "relevance": float(relevance[i]),
+                "cosine": float(cosine[i]),
+                "final": float(score[i]),
+            }
             if cid in dense_rank:
                 sc["dense_rank"] = float(dense_rank[cid])
             if cid in sparse_rank:
@@ -194,13 +214,23 @@ class HybridRetriever:
                 sc["fd_star"] = float(table.fd_star[pos[i]])
             if s.cutoff:
                 sc["cutoff_tau"] = float(tau)
-            results.append(Evidence(
-                chunk_id=cid, doc_id=r["doc_id"], title=r["title"], date=r["date"], source=r["source"],
-                source_tier=r["source_tier"], text=r["text"], span=(r["start"], r["end"]), page=r["page"],
-                section_id=r["section_id"],
-                section_span=(r["section_start"], r["section_end"]) if r["section_start"] is not None else None,
-                scores=sc, rank=rank,
-            ))
+            results.append(
+                Evidence(
+                    chunk_id=cid,
+                    doc_id=r["doc_id"],
+                    title=r["title"],
+                    date=r["date"],
+                    source=r["source"],
+                    source_tier=r["source_tier"],
+                    text=r["text"],
+                    span=(r["start"], r["end"]),
+                    page=r["page"],
+                    section_id=r["section_id"],
+                    section_span=(r["section_start"], r["section_end"]) if r["section_start"] is not None else None,
+                    scores=sc,
+                    rank=rank,
+                )
+            )
         timings["fetch_ms"] = (time.perf_counter() - a) * 1000
         timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return SearchResult(query=query, results=results, timings_ms=timings, notes=notes)
@@ -213,9 +243,17 @@ def result_json(result: SearchResult) -> str:
             "query": result.query,
             "results": [
                 {
-                    "chunk_id": e.chunk_id, "doc_id": e.doc_id, "title": e.title, "date": e.date, "text": e.text,
-                    "span": list(e.span), "page": e.page, "section_id": e.section_id, "source": e.source,
-                    "scores": e.scores, "rank": e.rank,
+                    "chunk_id": e.chunk_id,
+                    "doc_id": e.doc_id,
+                    "title": e.title,
+                    "date": e.date,
+                    "text": e.text,
+                    "span": list(e.span),
+                    "page": e.page,
+                    "section_id": e.section_id,
+                    "source": e.source,
+                    "scores": e.scores,
+                    "rank": e.rank,
                 }
                 for e in result.results
             ],

@@ -58,7 +58,9 @@ def adaptive_cutoff(scores: np.ndarray, alpha: float, tau_min: float) -> float:
     return max(tau_min, float(scores.mean() - alpha * scores.std()))
 
 
-def dedup(order: list[int], embeddings: np.ndarray, threshold: float, limit: int | None = None) -> tuple[list[int], dict[int, int]]:
+def dedup(
+    order: list[int], embeddings: np.ndarray, threshold: float, limit: int | None = None
+) -> tuple[list[int], dict[int, int]]:
     """Positions kept (in rank order, at most `limit`) and, for each dropped one, the kept position it
     duplicates. `embeddings` rows are L2-normalised vectors indexed by position."""
     kept: list[int] = []

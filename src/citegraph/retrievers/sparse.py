@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import pickle
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+from rank_bm25 import BM25Okapi
 
 K1, B = 1.5, 0.75
 
 
-def _bm25s():  # type: ignore[no-untyped-def]
+def _bm25s():
     import bm25s
 
     # bm25s sets its logger to DEBUG when imported; its "Building index" lines are noise for users.
@@ -79,6 +81,16 @@ class Bm25sIndex:
         return cls(_bm25s().BM25.load(str(folder), mmap=False, show_progress=False, verbosity=0))
 
 
+class LuceneIdfOkapi(BM25Okapi):
+    """Okapi's idf, log((N-n+0.5)/(n+0.5)), turns negative for terms in over half the
+    passages (rank-bm25 then floors it at a fraction of the mean): on small corpora it ranks
+    unlike bm25s. Lucene's idf, log(1 + (N-n+0.5)/(n+0.5)), is what bm25s uses."""
+
+    def _calc_idf(self, nd: dict[str, int]) -> None:
+        for word, freq in nd.items():
+            self.idf[word] = math.log(1 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
+
+
 class RankBm25Index:
     backend = "rank-bm25"
 
@@ -88,10 +100,9 @@ class RankBm25Index:
 
     @classmethod
     def build(cls, corpus_tokens: list[list[str]]) -> RankBm25Index:
-        from rank_bm25 import BM25Okapi
-
         # rank-bm25 divides by the mean document length: keep a placeholder token in empty rows.
-        return cls(BM25Okapi([t or ["\x00"] for t in corpus_tokens], k1=K1, b=B), len(corpus_tokens))
+        model = LuceneIdfOkapi([t or ["\x00"] for t in corpus_tokens], k1=K1, b=B)
+        return cls(model, len(corpus_tokens))
 
     def scores(self, query_tokens: list[str], mask: np.ndarray | None = None) -> np.ndarray:
         if not query_tokens:

@@ -26,7 +26,9 @@ def open_client(corpus_dir: Path, url: str | None) -> Any:
     if not u.hostname:
         raise ValueError(f"--chroma-url {url!r} is not a URL like http://127.0.0.1:8000")
     return chromadb.HttpClient(
-        host=u.hostname, port=u.port or (443 if u.scheme == "https" else 8000), ssl=u.scheme == "https",
+        host=u.hostname,
+        port=u.port or (443 if u.scheme == "https" else 8000),
+        ssl=u.scheme == "https",
         settings=settings,
     )
 
@@ -48,7 +50,8 @@ class DenseStore:
     def upsert(self, ids: Sequence[str], embeddings: np.ndarray, metadatas: Sequence[dict[str, Any]]) -> None:
         for i in range(0, len(ids), self.batch):
             self.collection.upsert(
-                ids=list(ids[i : i + self.batch]), embeddings=embeddings[i : i + self.batch],
+                ids=list(ids[i : i + self.batch]),
+                embeddings=embeddings[i : i + self.batch],
                 metadatas=list(metadatas[i : i + self.batch]),
             )
 
@@ -75,7 +78,9 @@ class DenseStore:
         if k <= 0 or n == 0:
             return []
         res = self.collection.query(
-            query_embeddings=[vector.astype(np.float32)], n_results=min(k, n), where=where or None,
+            query_embeddings=[vector.astype(np.float32)],
+            n_results=min(k, n),
+            where=where or None,
             include=["distances"],
         )
         return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0], strict=True)]

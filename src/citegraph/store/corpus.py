@@ -100,8 +100,13 @@ class Corpus:
 
     @classmethod
     def open_for_ingest(
-        cls, directory: str | Path, embedder_identity: dict[str, Any], chunking: ChunkingSettings,
-        sparse_backend: str | None, chroma_url: str | None, stem: bool = True,
+        cls,
+        directory: str | Path,
+        embedder_identity: dict[str, Any],
+        chunking: ChunkingSettings,
+        sparse_backend: str | None,
+        chroma_url: str | None,
+        stem: bool = True,
     ) -> Corpus:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
@@ -113,12 +118,18 @@ class Corpus:
             raise CorpusError(f"another `citegraph ingest` is writing to {d}; wait for it to finish") from exc
         m = read_manifest(d)
         if m is None:
-            collection = EMBEDDED_COLLECTION if not chroma_url else (
-                "citegraph-" + hashlib.sha1(str(d.resolve()).encode()).hexdigest()[:12])
+            collection = (
+                EMBEDDED_COLLECTION
+                if not chroma_url
+                else ("citegraph-" + hashlib.sha1(str(d.resolve()).encode()).hexdigest()[:12])
+            )
             m = Manifest(
-                embedder=embedder_identity, chunking=chunking.as_dict(),
+                embedder=embedder_identity,
+                chunking=chunking.as_dict(),
                 sparse={"backend": sparse_backend or "bm25s", "stem": stem},
-                chroma={"url": chroma_url, "collection": collection}, created_at=_now(), updated_at=_now(),
+                chroma={"url": chroma_url, "collection": collection},
+                created_at=_now(),
+                updated_at=_now(),
             )
         else:
             check_embedder(m, embedder_identity, d)
@@ -160,7 +171,9 @@ class Corpus:
         return index_mod.build(self.ledger, backend, bool(self.manifest.sparse.get("stem", True)))
 
     def rebuild_index(self) -> index_mod.CorpusIndex:
-        idx = index_mod.build(self.ledger, self.manifest.sparse["backend"], bool(self.manifest.sparse.get("stem", True)))
+        idx = index_mod.build(
+            self.ledger, self.manifest.sparse["backend"], bool(self.manifest.sparse.get("stem", True))
+        )
         self.ledger.set_fd_star(idx.table.chunk_ids, idx.table.fd_star)
         index_mod.save(idx, self.index_dir)
         return idx

@@ -71,8 +71,13 @@ def save(index: CorpusIndex, folder: Path) -> None:
     index.sparse.save(tmp / "sparse")
     tb = index.table
     np.savez(
-        tmp / "table.npz", chunk_ids=np.array(tb.chunk_ids, dtype=object), doc_ids=np.array(tb.doc_ids, dtype=object),
-        embeddings=tb.embeddings, date_int=tb.date_int, fd_star=tb.fd_star, n_tokens=tb.n_tokens,
+        tmp / "table.npz",
+        chunk_ids=np.array(tb.chunk_ids, dtype=object),
+        doc_ids=np.array(tb.doc_ids, dtype=object),
+        embeddings=tb.embeddings,
+        date_int=tb.date_int,
+        fd_star=tb.fd_star,
+        n_tokens=tb.n_tokens,
     )
     (tmp / "index.json").write_text(
         json.dumps({"generation": index.generation, "n": len(tb), "density": index.density.as_dict()})
@@ -90,11 +95,16 @@ def load(folder: Path) -> CorpusIndex | None:
         info = json.loads((folder / "index.json").read_text())
         with np.load(folder / "table.npz", allow_pickle=True) as z:  # our own file (object arrays of ids)
             table = PassageTable(
-                list(z["chunk_ids"]), list(z["doc_ids"]), z["embeddings"], z["date_int"], z["fd_star"], z["n_tokens"]
+                list(z["chunk_ids"]),
+                list(z["doc_ids"]),
+                z["embeddings"],
+                z["date_int"],
+                z["fd_star"],
+                z["n_tokens"],
             )
         sparse = load_index(folder / "sparse")
     except (OSError, ValueError, KeyError, json.JSONDecodeError):
         return None
     d = info["density"]
-    stats = DensityStats(tuple(d["edges"]), tuple(d["mean"]), tuple(d["std"]))  # type: ignore[arg-type]
+    stats = DensityStats(tuple(d["edges"]), tuple(d["mean"]), tuple(d["std"]))
     return CorpusIndex(int(info["generation"]), table, sparse, stats)

@@ -162,9 +162,7 @@ class Ledger:
     # -- documents ----------------------------------------------------------------------------
     def doc_state(self, doc_id: str) -> tuple[str, str, str] | None:
         """(content_hash, status, path) of a document, or None."""
-        row = self.db.execute(
-            "SELECT content_hash, status, path FROM documents WHERE doc_id = ?", (doc_id,)
-        ).fetchone()
+        row = self.db.execute("SELECT content_hash, status, path FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
         return (row[0], row[1], row[2]) if row else None
 
     def doc_ids_for_path(self, path: str) -> list[str]:
@@ -175,15 +173,20 @@ class Ledger:
         if r is None:
             return None
         return DocRow(
-            doc_id=r["doc_id"], title=r["title"], source=r["source"], path=r["path"], date=r["date"],
-            source_tier=r["source_tier"], metadata=json.loads(r["metadata"]),
-            pages=json.loads(r["pages"]) if r["pages"] else None, content_hash=r["content_hash"], text=r["text"],
+            doc_id=r["doc_id"],
+            title=r["title"],
+            source=r["source"],
+            path=r["path"],
+            date=r["date"],
+            source_tier=r["source_tier"],
+            metadata=json.loads(r["metadata"]),
+            pages=json.loads(r["pages"]) if r["pages"] else None,
+            content_hash=r["content_hash"],
+            text=r["text"],
         )
 
     def documents(self) -> list[dict[str, Any]]:
-        rows = self.db.execute(
-            "SELECT doc_id, title, date, source_tier, metadata FROM documents WHERE status = 'live'"
-        )
+        rows = self.db.execute("SELECT doc_id, title, date, source_tier, metadata FROM documents WHERE status = 'live'")
         return [
             {"doc_id": r[0], "title": r[1], "date": r[2], "source_tier": r[3], "metadata": json.loads(r[4])}
             for r in rows
@@ -202,11 +205,12 @@ class Ledger:
         with self.transaction() as db:
             for s in staged:
                 d = s.doc
-                old = [r[0] for r in db.execute(
-                    "SELECT chunk_id FROM chunks WHERE doc_id = ? AND status = 'live'", (d.doc_id,))]
+                old = [
+                    r[0]
+                    for r in db.execute("SELECT chunk_id FROM chunks WHERE doc_id = ? AND status = 'live'", (d.doc_id,))
+                ]
                 replaced += old
-                db.execute("UPDATE chunks SET status = 'deleting' WHERE doc_id = ? AND status = 'live'",
-                           (d.doc_id,))
+                db.execute("UPDATE chunks SET status = 'deleting' WHERE doc_id = ? AND status = 'live'", (d.doc_id,))
                 db.execute("DELETE FROM sections WHERE doc_id = ?", (d.doc_id,))
                 db.execute(
                     "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending') "
@@ -214,8 +218,18 @@ class Ledger:
                     "path = excluded.path, date = excluded.date, source_tier = excluded.source_tier, "
                     "metadata = excluded.metadata, pages = excluded.pages, "
                     "content_hash = excluded.content_hash, text = excluded.text, status = 'pending'",
-                    (d.doc_id, d.title, d.source, d.path, d.date, d.source_tier, json.dumps(d.metadata),
-                     json.dumps(d.pages) if d.pages else None, d.content_hash, d.text),
+                    (
+                        d.doc_id,
+                        d.title,
+                        d.source,
+                        d.path,
+                        d.date,
+                        d.source_tier,
+                        json.dumps(d.metadata),
+                        json.dumps(d.pages) if d.pages else None,
+                        d.content_hash,
+                        d.text,
+                    ),
                 )
                 db.executemany(
                     "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
@@ -223,9 +237,24 @@ class Ledger:
                 )
                 db.executemany(
                     "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 'pending')",
-                    [(c.chunk_id, c.doc_id, c.section_id, c.idx, c.start, c.end, c.page, c.n_tokens, c.text,
-                      c.fd_raw, c.date_int, c.source_tier, c.embedding.astype(np.float32).tobytes())
-                     for c in s.chunks],
+                    [
+                        (
+                            c.chunk_id,
+                            c.doc_id,
+                            c.section_id,
+                            c.idx,
+                            c.start,
+                            c.end,
+                            c.page,
+                            c.n_tokens,
+                            c.text,
+                            c.fd_raw,
+                            c.date_int,
+                            c.source_tier,
+                            c.embedding.astype(np.float32).tobytes(),
+                        )
+                        for c in s.chunks
+                    ],
                 )
         return replaced
 
@@ -299,8 +328,11 @@ class Ledger:
             "FROM chunks WHERE status = 'live' ORDER BY rowid"
         ).fetchall()
         dim = len(rows[0][7]) // 4 if rows else 0
-        emb = np.frombuffer(b"".join(r[7] for r in rows), dtype=np.float32).reshape(len(rows), dim) if rows \
+        emb = (
+            np.frombuffer(b"".join(r[7] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+            if rows
             else np.zeros((0, 0), dtype=np.float32)
+        )
         return {
             "chunk_ids": [r[0] for r in rows],
             "doc_ids": [r[1] for r in rows],
@@ -329,9 +361,9 @@ class Ledger:
             return {}
         marks = ",".join("?" * len(chunk_ids))
         rows = self.db.execute(
-            "SELECT c.chunk_id, c.doc_id, c.section_id, c.start, c.\"end\", c.page, c.n_tokens, c.text, "
+            'SELECT c.chunk_id, c.doc_id, c.section_id, c.start, c."end", c.page, c.n_tokens, c.text, '
             "c.fd_raw, c.fd_star, c.source_tier, d.title, d.date, d.source, d.metadata, "
-            "s.start AS section_start, s.\"end\" AS section_end "
+            's.start AS section_start, s."end" AS section_end '
             "FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
             "LEFT JOIN sections s ON s.section_id = c.section_id "
             f"WHERE c.chunk_id IN ({marks}) AND c.status = 'live'",
@@ -341,7 +373,7 @@ class Ledger:
 
     def get_section_text(self, section_id: str) -> tuple[str, int, int] | None:
         r = self.db.execute(
-            "SELECT substr(d.text, s.start + 1, s.\"end\" - s.start), s.start, s.\"end\" FROM sections s "
+            'SELECT substr(d.text, s.start + 1, s."end" - s.start), s.start, s."end" FROM sections s '
             "JOIN documents d ON d.doc_id = s.doc_id WHERE s.section_id = ?",
             (section_id,),
         ).fetchone()

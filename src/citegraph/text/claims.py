@@ -51,8 +51,44 @@ _NEGATION = re.compile(
 )
 _WORD = re.compile(r"\w+")
 _SENT_START_WORDS = frozenset(
-    "The A An This That These Those It In On At For But And Or If When While As After Before Since "
-    "Although Because However Today Yesterday Tonight We I You They He She There Here".split()
+    [
+        "The",
+        "A",
+        "An",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "It",
+        "In",
+        "On",
+        "At",
+        "For",
+        "But",
+        "And",
+        "Or",
+        "If",
+        "When",
+        "While",
+        "As",
+        "After",
+        "Before",
+        "Since",
+        "Although",
+        "Because",
+        "However",
+        "Today",
+        "Yesterday",
+        "Tonight",
+        "We",
+        "I",
+        "You",
+        "They",
+        "He",
+        "She",
+        "There",
+        "Here",
+    ]
 )
 
 
@@ -128,9 +164,19 @@ def score_claim(text: str, start: int = 0) -> Claim:
     if question:
         p = 0.2
     return Claim(
-        text=text, start=start, end=start + len(text), numbers=numbers, dates=dates, entities=entities,
-        units=units, hedged=hedged, opinion=opinion, negated=bool(_NEGATION.search(text)),
-        question=question, n_words=len(words), prob_fact=round(min(1.0, max(0.2, p)), 4),
+        text=text,
+        start=start,
+        end=start + len(text),
+        numbers=numbers,
+        dates=dates,
+        entities=entities,
+        units=units,
+        hedged=hedged,
+        opinion=opinion,
+        negated=bool(_NEGATION.search(text)),
+        question=question,
+        n_words=len(words),
+        prob_fact=round(min(1.0, max(0.2, p)), 4),
     )
 
 

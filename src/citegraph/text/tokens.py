@@ -16,7 +16,7 @@ STOPWORDS = frozenset(STOPWORDS_EN)
 
 
 @lru_cache(maxsize=4)
-def _stemmer(language: str):  # type: ignore[no-untyped-def]
+def _stemmer(language: str):
     import Stemmer
 
     return Stemmer.Stemmer(language)

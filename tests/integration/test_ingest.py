@@ -1,0 +1,201 @@
+"""Ingestion against a real embedded Chroma: incremental, idempotent, crash-safe, consistent stores."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citegraph.ingest.pipeline import ingest, remove
+from citegraph.store import index as index_mod
+from citegraph.store.corpus import Corpus, CorpusError
+from conftest import run_cli
+
+
+def store_ids(corpus_dir: Path, embedder) -> tuple[set[str], set[str], list[str]]:
+    """(ledger live ids, Chroma ids, saved BM25 table ids) of a corpus."""
+    with Corpus.open(corpus_dir, embedder.identity.as_dict()) as c:
+        live = set(c.ledger.live_chunk_ids())
+        chroma = c.dense.all_ids()
+        assert c.ledger.unfinished_chunk_ids() == []
+        saved = index_mod.load(c.index_dir)
+        assert saved is not None and saved.generation == c.ledger.generation
+        return live, chroma, saved.table.chunk_ids
+
+
+def assert_consistent(corpus_dir: Path, embedder) -> set[str]:
+    live, chroma, table = store_ids(corpus_dir, embedder)
+    assert live == chroma == set(table)
+    assert len(table) == len(set(table)), "no duplicate passage in the BM25 index"
+    return live
+
+
+def test_ingest_is_idempotent_and_incremental(doc_folder: Path, tmp_path: Path, embedder):
+    corpus = tmp_path / "corpus"
+    r1 = ingest([doc_folder], corpus, embedder=embedder)
+    assert r1.ok and r1.documents_added == 4 and r1.passages_added >= 4
+    ids1 = assert_consistent(corpus, embedder)
+
+    r2 = ingest([doc_folder], corpus, embedder=embedder)
+    assert (r2.documents_added, r2.documents_updated, r2.passages_added) == (0, 0, 0)
+    assert r2.files_unchanged == 4 and r2.documents_unchanged == 4
+    assert assert_consistent(corpus, embedder) == ids1
+
+    # Touching a file without changing it re-reads it but re-embeds nothing.
+    os.utime(doc_folder / "volcano.txt", None)
+    r3 = ingest([doc_folder], corpus, embedder=embedder)
+    assert r3.passages_added == 0 and r3.documents_unchanged == 4
+
+    # A changed file replaces its passages in both stores.
+    (doc_folder / "volcano.txt").write_text("Mount Etna stands 3,329 metres tall after the 2021 eruptions.\n")
+    r4 = ingest([doc_folder], corpus, embedder=embedder)
+    assert r4.documents_updated == 1 and r4.passages_removed >= 1
+    ids4 = assert_consistent(corpus, embedder)
+    assert ids4 != ids1 and len(ids4 - ids1) == r4.passages_added
+
+
+def test_remove_and_prune(doc_folder: Path, tmp_path: Path, embedder):
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    r = remove([str(doc_folder / "bees.html")], corpus, embedder=embedder)
+    assert r.documents_removed == 1
+    with Corpus.open(corpus, embedder.identity.as_dict()) as c:
+        assert c.ledger.counts()["documents"] == 3
+    assert_consistent(corpus, embedder)
+    # Removing an unknown id is reported, not silently ignored.
+    assert not remove(["no-such-doc"], corpus, embedder=embedder).ok
+
+    (doc_folder / "volcano.txt").unlink()
+    r = ingest([doc_folder], corpus, embedder=embedder, prune=True)
+    # volcano.txt is gone from the folder: pruned; bees.html is still there: ingested again.
+    assert (r.documents_removed, r.documents_added, r.documents_total) == (1, 1, 3)
+    assert_consistent(corpus, embedder)
+
+
+def test_jsonl_record_changes_are_tracked(tmp_path: Path, embedder):
+    f = tmp_path / "c.jsonl"
+    recs = [{"_id": f"d{i}", "title": f"T{i}", "text": f"Document {i} mentions the number {i * 11}."} for i in range(5)]
+    f.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    corpus = tmp_path / "corpus"
+    ingest([f], corpus, embedder=embedder)
+    recs[1]["text"] = "Document 1 now says something else entirely."
+    del recs[3]
+    f.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    r = ingest([f], corpus, embedder=embedder)
+    assert (r.documents_updated, r.documents_removed, r.documents_unchanged) == (1, 1, 3)
+    assert_consistent(corpus, embedder)
+
+    # A damaged line: the file is reported, nothing stored is lost.
+    f.write_text(f.read_text() + "{broken\n")
+    r = ingest([f], corpus, embedder=embedder)
+    assert not r.ok and r.documents_total == 4 and r.documents_removed == 0
+
+
+def test_skipped_files_do_not_stop_the_rest(tmp_path: Path, doc_folder: Path, embedder):
+    (doc_folder / "empty.txt").write_text("")
+    (doc_folder / "blob.txt").write_bytes(os.urandom(64) + b"\x00")
+    corpus = tmp_path / "corpus"
+    proc = run_cli("ingest", str(doc_folder), "--corpus", str(corpus), "--json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["documents_added"] == 4
+    assert {Path(s["source"]).name: s["reason"] for s in report["skipped"]} == {
+        "blob.txt": "binary or undecodable file (not UTF-8 text)",
+        "empty.txt": "empty file",
+    }
+
+
+def test_settings_mismatches_are_refused(tmp_path: Path, doc_folder: Path, embedder):
+    from citegraph.context import ChunkingSettings
+
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    with pytest.raises(CorpusError, match="chunked with"):
+        ingest([doc_folder], corpus, embedder=embedder, chunking=ChunkingSettings(passage_tokens=100))
+    # A corpus built with one embedder refuses queries from another.
+    manifest = json.loads((corpus / "manifest.json").read_text())
+    manifest["embedder"] = {"name": "other-model", "dim": 768, "fingerprint": "0123456789abcdef"}
+    (corpus / "manifest.json").write_text(json.dumps(manifest))
+    proc = run_cli("search", "water", "--corpus", str(corpus))
+    assert proc.returncode == 2
+    assert "was built with embedder 'other-model'" in proc.stderr and "all-MiniLM-L6-v2" in proc.stderr
+
+
+def test_interrupted_write_is_completed_by_the_next_ingest(tmp_path: Path, doc_folder: Path, embedder):
+    """A crash between the ledger's stage and commit (after Chroma got the vectors)."""
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    (doc_folder / "volcano.txt").write_text("Etna changed. It is now 3,320 metres tall.\n")
+    (doc_folder / "new.txt").write_text("A brand new document about glaciers retreating 30 metres a year.\n")
+
+    def crash_after_chroma(run):
+        original = run.corpus.ledger.commit
+
+        def boom(doc_ids):
+            raise KeyboardInterrupt("killed")
+
+        run.corpus.ledger.commit = boom  # type: ignore[method-assign]
+        run._restore = original
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest([doc_folder], corpus, embedder=embedder, on_start=crash_after_chroma)
+    db = sqlite3.connect(corpus / "ledger.sqlite")
+    assert db.execute("SELECT COUNT(*) FROM chunks WHERE status != 'live'").fetchone()[0] > 0
+    db.close()
+
+    r = ingest([doc_folder], corpus, embedder=embedder)
+    assert r.recovered_documents == 2 and r.documents_total == 5
+    assert_consistent(corpus, embedder)
+
+
+def _live_count(db_path: Path) -> int:
+    try:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1)
+        try:
+            return db.execute("SELECT COUNT(*) FROM chunks WHERE status = 'live'").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.parametrize("wait_for", [1, 60])
+def test_sigkill_mid_ingest_leaves_a_corpus_the_next_ingest_completes(tmp_path: Path, embedder, wait_for):
+    f = tmp_path / "many.jsonl"
+    with f.open("w") as fh:
+        for i in range(300):
+            fh.write(
+                json.dumps(
+                    {
+                        "_id": f"doc{i}",
+                        "text": f"Record {i} reports {i * 3} units in district {i % 17}. "
+                        f"The inspection on day {i} found {i % 5} faults.",
+                    }
+                )
+                + "\n"
+            )
+    corpus = tmp_path / "corpus"
+    exe = Path(sys.executable).parent / "citegraph"
+    proc = subprocess.Popen(
+        [str(exe), "ingest", str(f), "--corpus", str(corpus), "--batch", "20", "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None and _live_count(corpus / "ledger.sqlite") < wait_for:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the ingest finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    r = ingest([f], corpus, embedder=embedder)
+    assert r.ok and r.documents_total == 300
+    live = assert_consistent(corpus, embedder)
+    assert len(live) == 300

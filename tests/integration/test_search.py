@@ -1,0 +1,143 @@
+"""Hybrid search end to end on a small corpus: provenance, filters, recency, both BM25 backends, the
+CLI's JSON, and a real Chroma server on loopback."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from citegraph.context import RetrievalSettings
+from citegraph.ingest.pipeline import ingest
+from citegraph.retrievers.hybrid import HybridRetriever
+from conftest import run_cli
+
+
+@pytest.fixture()
+def corpus(doc_folder: Path, tmp_path: Path, embedder) -> Path:
+    c = tmp_path / "corpus"
+    ingest([doc_folder], c, embedder=embedder)
+    return c
+
+
+def test_results_carry_provenance(corpus: Path, doc_folder: Path, embedder):
+    with HybridRetriever.open(corpus, embedder=embedder) as r:
+        res = r.search("How tall is Mount Etna?")
+    top = res.results[0]
+    assert "3,357 metres" in top.text
+    source_text = (doc_folder / "volcano.txt").read_text()
+    assert source_text[top.span[0] : top.span[1]] == top.text  # the span points at the exact text
+    assert top.rank == 1 and top.title and top.section_id.startswith(top.doc_id)
+    assert {"relevance", "cosine", "final", "bm25", "dense_rank", "sparse_rank"} <= set(top.scores)
+    assert [e.rank for e in res.results] == list(range(1, len(res.results) + 1))
+    finals = [e.scores["final"] for e in res.results]
+    assert finals == sorted(finals, reverse=True)
+
+
+def test_date_and_metadata_filters(corpus: Path, embedder):
+    with HybridRetriever.open(corpus, embedder=embedder) as r:
+        q = "water treatment plant litres per day"
+        all_docs = {e.title for e in r.search(q).results}
+        assert {"Ottawa water report", "Ottawa water update"} <= all_docs
+        since = r.search(q, since=date(2020, 1, 1)).results
+        assert since and all(e.date and e.date >= "2020-01-01" for e in since)
+        until = r.search(q, until=date(2019, 12, 31)).results
+        assert until and all(e.date and e.date <= "2019-12-31" for e in until)  # undated ones excluded
+        north = r.search(q, where={"region": "north"}).results
+        assert {e.title for e in north} == {"Ottawa water report", "Ottawa water update"}
+
+
+def test_recency_reorders_by_as_of(corpus: Path, embedder):
+    q = "Britannia plant litres per day"
+    s = RetrievalSettings(temporal_weight=0.9)
+    with HybridRetriever.open(corpus, embedder=embedder) as r:
+        late = [e.title for e in r.search(q, settings=s, as_of=date(2021, 7, 1)).results if "Ottawa" in e.title]
+        off = [e.title for e in r.search(q, settings=s.with_(temporal_weight=0.0)).results if "Ottawa" in e.title]
+    assert late[0] == "Ottawa water update"
+    assert off != late or off[0] == "Ottawa water update"
+
+
+def test_both_bm25_backends_rank_alike(corpus: Path, embedder):
+    queries = ["honeybee colonies lost", "Etna eruption lava", "water budget dollars"]
+    with (
+        HybridRetriever.open(corpus, embedder=embedder) as a,
+        HybridRetriever.open(corpus, embedder=embedder, sparse_backend="rank-bm25") as b,
+    ):
+        assert a.index.sparse.backend == "bm25s" and b.index.sparse.backend == "rank-bm25"
+        for q in queries:
+            ra = [(e.chunk_id, round(e.scores["bm25"], 4)) for e in a.search(q, mode="sparse").results]
+            rb = [(e.chunk_id, round(e.scores["bm25"], 4)) for e in b.search(q, mode="sparse").results]
+            assert [c for c, _ in ra] == [c for c, _ in rb]
+
+
+def test_ingest_with_rank_bm25_backend(doc_folder: Path, tmp_path: Path, embedder):
+    c = tmp_path / "c2"
+    ingest([doc_folder], c, embedder=embedder, sparse="rank-bm25")
+    assert json.loads((c / "index" / "sparse" / "backend.json").read_text())["backend"] == "rank-bm25"
+    with HybridRetriever.open(c, embedder=embedder) as r:
+        assert r.index.sparse.backend == "rank-bm25"
+        assert "45 percent" in r.search("percentage of bee colonies lost").results[0].text
+
+
+def test_cli_search_json(corpus: Path):
+    proc = run_cli("search", "How tall is Mount Etna?", "--corpus", str(corpus), "--json", "--top", "3")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["query"] == "How tall is Mount Etna?"
+    first = out["results"][0]
+    assert {"chunk_id", "doc_id", "title", "date", "text", "span", "scores", "rank"} <= set(first)
+    assert len(out["results"]) <= 3 and first["rank"] == 1
+    bad = run_cli("search", "x", "--corpus", str(corpus), "--since", "someday")
+    assert bad.returncode == 2 and "--since" in bad.stderr
+    missing = run_cli("search", "x", "--corpus", str(corpus.parent / "nope"))
+    assert missing.returncode == 2 and "not a citegraph corpus" in missing.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture()
+def chroma_server(tmp_path: Path):
+    port = _free_port()
+    exe = Path(sys.executable).parent / "chroma"
+    proc = subprocess.Popen(
+        [str(exe), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail("chroma run did not start")
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def test_server_mode(doc_folder: Path, tmp_path: Path, embedder, chroma_server: str):
+    c = tmp_path / "served"
+    r1 = ingest([doc_folder], c, embedder=embedder, chroma_url=chroma_server)
+    assert r1.ok and r1.documents_added == 4
+    assert not (c / "chroma").exists()  # the vectors live in the server
+    manifest = json.loads((c / "manifest.json").read_text())
+    assert manifest["chroma"]["url"] == chroma_server
+    with HybridRetriever.open(c, embedder=embedder) as r:  # the corpus remembers its server
+        assert r.corpus.dense.count() == r1.passages_total
+        assert "3,357" in r.search("How tall is Mount Etna?").results[0].text
+    r2 = ingest([doc_folder], c, embedder=embedder)
+    assert r2.passages_added == 0

@@ -1,0 +1,80 @@
+"""Sentences, BM25 tokens, dates and the claim model."""
+
+from datetime import date
+
+import pytest
+
+from citegraph.ingest.density import fd_raw, fd_star, fit_stats
+from citegraph.text.claims import claims, extract_numbers, score_claim
+from citegraph.text.dates import date_to_int, int_to_date, parse_date, require_date
+from citegraph.text.sentences import blocks, split_sentences
+from citegraph.text.tokens import tokenize
+
+
+def test_sentences_and_blocks_are_spans_into_the_text():
+    text = "# Title\nDr. Smith paid $3.5 million on Jan. 5, 2020. Then he left.\n\nNew para."
+    bs = blocks(text)
+    assert [text[b.start : b.end] for b in bs] == [
+        "# Title",
+        "Dr. Smith paid $3.5 million on Jan. 5, 2020. Then he left.",
+        "New para.",
+    ]
+    assert bs[0].heading and not bs[1].heading
+    assert split_sentences(text) == [
+        "# Title",
+        "Dr. Smith paid $3.5 million on Jan. 5, 2020.",
+        "Then he left.",
+        "New para.",
+    ]
+
+
+def test_tokenize_lowercases_drops_stopwords_and_stems():
+    assert tokenize("The Running of the Bulls", stem=False) == ["running", "bulls"]
+    assert tokenize("The Running of the Bulls") == ["run", "bull"]
+
+
+def test_dates():
+    assert parse_date("2021") == date(2021, 1, 1)
+    assert parse_date("2021-03-04T10:00:00Z") == date(2021, 3, 4)
+    assert parse_date("yesterday") is None
+    assert date_to_int(date(2021, 3, 4)) == 20210304 and int_to_date(20210304) == date(2021, 3, 4)
+    assert date_to_int(None) == 0
+    with pytest.raises(ValueError, match="--since"):
+        require_date("soon", "--since")
+
+
+def test_numbers_are_normalised():
+    assert extract_numbers("It cost $1,200 and 3.5 million people, 45% of them.") == [
+        "1200",
+        "3500000",
+        "45%",
+    ]
+
+
+def test_prob_fact_ranks_specific_over_vague():
+    specific = score_claim("The Britannia plant processed 310 million litres per day in 2018.")
+    vague = score_claim("We believe things might get better.")
+    question = score_claim("What is the budget?")
+    assert 0.2 <= vague.prob_fact < specific.prob_fact <= 1.0
+    assert question.prob_fact == 0.2
+    assert vague.hedged and vague.opinion and specific.numbers
+
+
+def test_claims_split_at_semicolons_with_spans():
+    text = "Revenue rose 5% in 2020; costs fell by 2 million dollars. Short."
+    cs = claims(text)
+    assert [c.text for c in cs] == ["Revenue rose 5% in 2020", "costs fell by 2 million dollars."]
+    assert all(text[c.start : c.end] == c.text for c in cs)
+
+
+def test_fd_star_removes_the_length_confound():
+    import numpy as np
+
+    raw = np.array([0.05, 0.06, 0.02, 0.03, 0.01, 0.012])
+    n = np.array([10, 12, 100, 110, 200, 210])
+    stats = fit_stats(raw, n)
+    z = fd_star(raw, n, np.ones(6), stats)
+    # Within each length bin the z-scores are centred: raw density no longer predicts length.
+    assert z[0] < z[1] and z[2] < z[3] and z[4] < z[5]
+    assert abs(z[:2].mean()) < 1e-9 and abs(z[2:4].mean()) < 1e-9
+    assert fd_raw("", 0) == 0.0
