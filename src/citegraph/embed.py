@@ -86,6 +86,7 @@ class Embedder:
         self.identity = EmbedderIdentity(name=name, dim=int(dim), fingerprint=_fingerprint(self.model_path))
         self._session: Any = None
         self._lock = threading.Lock()
+        self._encode_lock = threading.Lock()
         if use_onnx:
             try:
                 self._session = self._onnx_session(cache_dir or default_cache_dir())
@@ -94,6 +95,12 @@ class Embedder:
 
     # -- public -------------------------------------------------------------------------------
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        # One encode at a time: HF fast tokenizers raise "Already borrowed" when shared by threads,
+        # and two concurrent encodes would only fight over the same two cores anyway.
+        with self._encode_lock:
+            return self._encode(texts, batch_size)
+
+    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.identity.dim), dtype=np.float32)
         if self._session is None:

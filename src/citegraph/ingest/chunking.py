@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from citegraph.context import ChunkingSettings
-from citegraph.text.sentences import Span, blocks, sentences
+from citegraph.text.sentences import Sentence, Span, document_sentences
 
 
 class TokenOffsets(Protocol):
@@ -59,10 +59,14 @@ class _Counter:
         return bisect_left(self.starts, end) - bisect_left(self.starts, start)
 
 
-def chunk_text(text: str, token_starts: list[int], settings: ChunkingSettings) -> tuple[list[Section], list[Passage]]:
-    """Sections and passages of one document, given the start offsets of its word pieces."""
+def chunk_text(
+    text: str, token_starts: list[int], settings: ChunkingSettings, sents: list[Sentence] | None = None
+) -> tuple[list[Section], list[Passage]]:
+    """Sections and passages of one document, given the start offsets of its word pieces (and its
+    sentences, if already split)."""
     counter = _Counter(token_starts)
-    units = _units(text, counter, settings.passage_tokens)
+    sents = document_sentences(text) if sents is None else sents
+    units = _units(text, counter, settings.passage_tokens, sents)
     if not units:
         return [], []
     sections: list[Section] = []
@@ -119,15 +123,14 @@ def _pack(units: list[_Unit], lo: int, hi: int, limit: int) -> list[tuple[int, i
     return out
 
 
-def _units(text: str, counter: _Counter, limit: int) -> list[_Unit]:
+def _units(text: str, counter: _Counter, limit: int, sents: list[Sentence]) -> list[_Unit]:
     """Sentences in reading order, with the few that exceed `limit` cut at word boundaries."""
     out: list[_Unit] = []
-    for b in blocks(text):
-        first = True
-        for s in sentences(text, b):
-            for a, z in _fit(text, s, counter, limit):
-                out.append(_Unit(a, z, counter.count(a, z), b.heading, first))
-                first = False
+    for s in sents:
+        first = s.new_block
+        for a, z in _fit(text, Span(s.start, s.end), counter, limit):
+            out.append(_Unit(a, z, counter.count(a, z), s.heading, first))
+            first = False
     return out
 
 

@@ -9,11 +9,12 @@ recomputed for every passage at the end of each ingest (vectorised; milliseconds
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import numpy as np
 
-from citegraph.text.claims import claims
+from citegraph.text.claims import Claim, claims
 
 BINS = ("short", "medium", "long")
 
@@ -23,6 +24,17 @@ def fd_raw(text: str, n_tokens: int) -> float:
     if n_tokens <= 0:
         return 0.0
     return float(sum(c.prob_fact for c in claims(text)) / n_tokens)
+
+
+def fd_raw_spans(doc_claims: list[Claim], spans: list[tuple[int, int, int]]) -> list[float]:
+    """FD_raw of several passages of one document from the document's claims (each claim counted in
+    the passage where it starts); spans are (start, end, n_tokens)."""
+    starts = [c.start for c in doc_claims]
+    out = []
+    for a, z, n in spans:
+        lo, hi = bisect_left(starts, a), bisect_left(starts, z)
+        out.append(float(sum(c.prob_fact for c in doc_claims[lo:hi]) / n) if n > 0 else 0.0)
+    return out
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,11 +27,13 @@ import numpy as np
 from citegraph.context import ChunkingSettings
 from citegraph.embed import Embedder, get_embedder
 from citegraph.ingest.chunking import chunk_text, page_of
-from citegraph.ingest.density import fd_raw
+from citegraph.ingest.density import fd_raw_spans
 from citegraph.ingest.loaders import Skipped, SourceDoc, discover, load_file
 from citegraph.store.corpus import Corpus
 from citegraph.store.ledger import ChunkRow, DocRow, SectionRow, StagedDoc
+from citegraph.text.claims import claims
 from citegraph.text.dates import date_to_int, parse_date
+from citegraph.text.sentences import document_sentences
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +101,9 @@ def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: Chu
     """Sections and passages (without embeddings yet) for each document."""
     out = []
     for doc, starts in zip(docs, embedder.token_starts([d.text for d in docs]), strict=True):
-        sections, passages = chunk_text(doc.text, starts, settings)
+        sents = document_sentences(doc.text)
+        sections, passages = chunk_text(doc.text, starts, settings, sents)
+        densities = fd_raw_spans(claims(doc.text, sents=sents), [(p.start, p.end, p.n_tokens) for p in passages])
         version = doc.content_hash[:8]
         date_int = date_to_int(parse_date(doc.date))
         sec_rows = [
@@ -106,7 +111,7 @@ def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: Chu
             for s in sections
         ]
         chunk_rows = []
-        for p in passages:
+        for p, density in zip(passages, densities, strict=True):
             text = doc.text[p.start : p.end]
             chunk_rows.append(
                 ChunkRow(
@@ -119,7 +124,7 @@ def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: Chu
                     page=page_of(p.start, doc.pages),
                     n_tokens=p.n_tokens,
                     text=text,
-                    fd_raw=fd_raw(text, p.n_tokens),
+                    fd_raw=density,
                     date_int=date_int,
                     source_tier=doc.source_tier,
                     embedding=np.zeros(0, dtype=np.float32),
@@ -262,41 +267,61 @@ class Ingestor:
         self._write(work, file_docs, file_stats)
 
     def _write(self, work: list[_Work], file_docs: dict[str, int], file_stats: dict[str, tuple[int, int]]) -> None:
-        ledger, dense = self.corpus.ledger, self.corpus.dense
+        """Embed batch i+1 while batch i is written: the writer thread (SQLite, Chroma) mostly waits
+        on I/O and native code, so the encoder keeps the cores. Batches are written in order, one at
+        a time, each with the stage → Chroma → commit protocol."""
         total = sum(len(w.rows.chunks) for w in work)
         bar = self._bar(None, "embedding", unit="passage", total=total)
-        i = 0
-        while i < len(work):
-            batch: list[_Work] = []
-            n = 0
-            while i < len(work) and (not batch or n + len(work[i].rows.chunks) <= self.batch_passages):
-                batch.append(work[i])
-                n += len(work[i].rows.chunks)
-                i += 1
-            chunks = [c for w in batch for c in w.rows.chunks]
-            vecs = self.embedder.encode([c.text for c in chunks])
-            for c, v in zip(chunks, vecs, strict=True):
-                c.embedding = v
-            replaced = ledger.stage([w.rows for w in batch])  # 1. ledger: pending
-            dense.delete(replaced)  # 2. Chroma
-            metas = [chroma_metadata(c, w.doc.metadata) for w in batch for c in w.rows.chunks]
-            if chunks:
-                dense.upsert([c.chunk_id for c in chunks], vecs, metas)
-            ledger.commit([w.doc.doc_id for w in batch])  # 3. ledger: live
-            for w in batch:
-                if w.is_update:
-                    self.report.documents_updated += 1
-                else:
-                    self.report.documents_added += 1
-                file_docs[w.path] -= 1
-                if file_docs[w.path] == 0 and w.path in file_stats:
-                    ledger.record_source(w.path, *file_stats[w.path], len(ledger.doc_ids_for_path(w.path)))
-            self.report.passages_added += len(chunks)
-            self.report.passages_removed += len(replaced)
-            if bar is not None:
-                bar.update(len(chunks))
+        pending: Future[None] | None = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-write") as writer:
+            for batch in self._batches(work):
+                chunks = [c for w in batch for c in w.rows.chunks]
+                vecs = self.embedder.encode([c.text for c in chunks])
+                for c, v in zip(chunks, vecs, strict=True):
+                    c.embedding = v
+                if pending is not None:
+                    pending.result()  # re-raises a failed write before going on
+                pending = writer.submit(self._write_batch, batch, vecs, file_docs, file_stats)
+                if bar is not None:
+                    bar.update(len(chunks))
+            if pending is not None:
+                pending.result()
         if bar is not None:
             bar.close()
+
+    def _batches(self, work: list[_Work]) -> Iterator[list[_Work]]:
+        batch: list[_Work] = []
+        n = 0
+        for w in work:
+            if batch and n + len(w.rows.chunks) > self.batch_passages:
+                yield batch
+                batch, n = [], 0
+            batch.append(w)
+            n += len(w.rows.chunks)
+        if batch:
+            yield batch
+
+    def _write_batch(
+        self, batch: list[_Work], vecs: np.ndarray, file_docs: dict[str, int], file_stats: dict[str, tuple[int, int]]
+    ) -> None:
+        ledger, dense = self.corpus.ledger, self.corpus.dense
+        chunks = [c for w in batch for c in w.rows.chunks]
+        replaced = ledger.stage([w.rows for w in batch])  # 1. ledger: pending
+        dense.delete(replaced)  # 2. Chroma
+        if chunks:
+            metas = [chroma_metadata(c, w.doc.metadata) for w in batch for c in w.rows.chunks]
+            dense.upsert([c.chunk_id for c in chunks], vecs, metas)
+        ledger.commit([w.doc.doc_id for w in batch])  # 3. ledger: live
+        for w in batch:
+            if w.is_update:
+                self.report.documents_updated += 1
+            else:
+                self.report.documents_added += 1
+            file_docs[w.path] -= 1
+            if file_docs[w.path] == 0 and w.path in file_stats:
+                ledger.record_source(w.path, *file_stats[w.path], len(ledger.doc_ids_for_path(w.path)))
+        self.report.passages_added += len(chunks)
+        self.report.passages_removed += len(replaced)
 
     def remove_docs(self, doc_ids: Sequence[str]) -> int:
         ledger = self.corpus.ledger

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +37,34 @@ from citegraph.text.dates import date_to_int
 from citegraph.text.tokens import tokenize
 
 Mode = Literal["hybrid", "dense", "sparse"]
+
+
+@dataclass
+class Candidates:
+    """What the two retrievers returned for one query, before fusion."""
+
+    query: str
+    mode: Mode
+    qvec: np.ndarray
+    dense: list[tuple[str, float]]  # (chunk id, cosine), best first
+    sparse: list[tuple[str, float]]  # (chunk id, BM25), best first
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Ranking:
+    """The outcome of fusion and reranking: candidate ids and, for each, its scores; `kept` are the
+    indexes of the returned passages in rank order."""
+
+    ids: list[str]
+    kept: list[int]
+    score: np.ndarray
+    relevance: np.ndarray
+    cosine: np.ndarray
+    recency: np.ndarray
+    positions: np.ndarray
+    tau: float
+    notes: list[str]
 
 
 class HybridRetriever:
@@ -97,6 +126,109 @@ class HybridRetriever:
         return mask.astype(np.float32)
 
     # -- search -------------------------------------------------------------------------------
+    def candidates(
+        self,
+        query: str,
+        settings: RetrievalSettings | None = None,
+        mode: Mode = "hybrid",
+        since: date | None = None,
+        until: date | None = None,
+        where: dict[str, Any] | None = None,
+    ) -> Candidates:
+        """Step 1: dense top-k (worker thread: embedding + Chroma) and sparse top-k (this thread)."""
+        s = settings or self.settings
+        if not query.strip():
+            raise ValueError("the query is empty")
+        table = self.index.table
+        since_i, until_i = date_to_int(since), date_to_int(until)
+        timings: dict[str, float] = {}
+
+        def dense_side() -> tuple[np.ndarray, list[tuple[str, float]]]:
+            a = time.perf_counter()
+            vec = self.embedder.encode_query(query)
+            b = time.perf_counter()
+            want = mode != "sparse" and s.k_dense > 0
+            hits = self.dense.search(vec, s.k_dense, chroma_where(since_i, until_i, where)) if want else []
+            timings["embed_ms"] = (b - a) * 1000
+            timings["dense_ms"] = (time.perf_counter() - b) * 1000
+            return vec, hits
+
+        fut = self._pool.submit(dense_side)
+        sparse_hits: list[tuple[str, float]] = []
+        if mode != "dense" and s.k_sparse:
+            a = time.perf_counter()
+            scores = self.index.sparse.scores(tokenize(query, self.stem), self._mask(since_i, until_i, where))
+            sparse_hits = [(table.chunk_ids[i], sc) for i, sc in top_k(scores, s.k_sparse)]
+            timings["sparse_ms"] = (time.perf_counter() - a) * 1000
+        qvec, dense_raw = fut.result()
+        # Only passages the index knows (Chroma may briefly hold vectors of an unfinished ingest).
+        dense_hits = [(cid, c) for cid, c in dense_raw if cid in table.position]
+        return Candidates(query, mode, qvec, dense_hits, sparse_hits, timings)
+
+    def rank(
+        self,
+        c: Candidates,
+        settings: RetrievalSettings | None = None,
+        as_of: date | None = None,
+        top_m: int | None = None,
+    ) -> Ranking:
+        """Steps 2-7 over fetched candidates: fusion, temporal and FD* reranks, cutoff, dedup, top-M.
+        Pure given the index: sweeps call it many times over one `candidates` call."""
+        s = settings or self.settings
+        m = top_m or s.top_m
+        table = self.index.table
+        dense_hits, sparse_hits = c.dense[: s.k_dense], c.sparse[: s.k_sparse]
+        notes: list[str] = []
+        # 2. fusion
+        if c.mode == "dense":
+            fused = dict(dense_hits)  # the cosine itself
+        elif c.mode == "sparse":
+            top = sparse_hits[0][1] if sparse_hits else 1.0
+            fused = {cid: sc / top for cid, sc in sparse_hits}
+        else:
+            fused = fusion.fuse(dense_hits, sparse_hits, s.fusion, s.w_dense, s.w_sparse, s.rrf_k)
+        ids = list(fused)
+        if not ids:
+            return Ranking(
+                ids=[],
+                kept=[],
+                score=np.zeros(0),
+                relevance=np.zeros(0),
+                cosine=np.zeros(0),
+                recency=np.zeros(0),
+                positions=np.zeros(0, dtype=np.int64),
+                tau=0.0,
+                notes=["no passage matched"],
+            )
+        pos = np.array([table.position[cid] for cid in ids])
+        relevance = np.array([fused[cid] for cid in ids], dtype=np.float64)
+        cosine = table.embeddings[pos] @ c.qvec
+
+        # 3. temporal rerank
+        ref = as_of or date.today()
+        score = rerank.temporal_rerank(relevance, table.date_int[pos], ref, s.temporal_weight)
+        rec = rerank.recency(table.date_int[pos], ref)
+        dated = ~np.isnan(rec)
+        if s.temporal_weight > 0 and dated.any() and not dated.all():
+            notes.append("undated passages get the median recency of the dated ones (neither boosted nor dropped)")
+
+        # 4. factual-density rerank of the top-N; the rest keep (1-w)·s and so stay below them
+        if s.fd_rerank:
+            top_n = np.argsort(-score, kind="stable")[: min(s.fd_top, len(ids))]
+            rest = np.ones(len(ids), dtype=bool)
+            rest[top_n] = False
+            fd_scores = np.zeros(len(ids))
+            fd_scores[top_n] = rerank.fd_rerank(score[top_n], table.fd_star[pos[top_n]], s.fd_weight)
+            score = np.where(rest, (1.0 - s.fd_weight) * score, fd_scores)
+
+        # 5. adaptive cutoff
+        tau = rerank.adaptive_cutoff(score, s.cutoff_alpha, s.cutoff_tau_min) if s.cutoff else -np.inf
+        order = [int(i) for i in np.argsort(-score, kind="stable") if score[i] >= tau]
+
+        # 6. dedup, 7. top-M
+        kept, _ = rerank.dedup(order, table.embeddings[pos], s.dedup_threshold, limit=m)
+        return Ranking(ids, kept, score, relevance, cosine, rec, pos, float(tau), notes)
+
     def search(
         self,
         query: str,
@@ -110,110 +242,47 @@ class HybridRetriever:
         top_m: int | None = None,
     ) -> SearchResult:
         s = settings or self.settings
-        m = top_m or s.top_m
-        timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        table = self.index.table
-        notes: list[str] = []
-        if not query.strip():
-            raise ValueError("the query is empty")
-        since_i, until_i = date_to_int(since), date_to_int(until)
-
-        # 1. dense (worker thread: embedding + Chroma) and sparse (here), in parallel.
-        def dense_side() -> tuple[np.ndarray, list[tuple[str, float]], float]:
-            a = time.perf_counter()
-            vec = self.embedder.encode_query(query)
-            b = time.perf_counter()
-            hits = (
-                self.dense.search(vec, s.k_dense, chroma_where(since_i, until_i, where))
-                if mode != "sparse" and s.k_dense
-                else []
-            )
-            timings["dense_ms"] = (time.perf_counter() - b) * 1000
-            return vec, hits, (b - a) * 1000
-
-        fut = self._pool.submit(dense_side)
-        sparse_hits: list[tuple[str, float]] = []
-        if mode != "dense" and s.k_sparse:
-            a = time.perf_counter()
-            scores = self.index.sparse.scores(tokenize(query, self.stem), self._mask(since_i, until_i, where))
-            sparse_hits = [(table.chunk_ids[i], sc) for i, sc in top_k(scores, s.k_sparse)]
-            timings["sparse_ms"] = (time.perf_counter() - a) * 1000
-        qvec, dense_raw, embed_ms = fut.result()
-        timings["embed_ms"] = embed_ms
-        # Only passages the index knows (Chroma may briefly hold vectors of an unfinished ingest).
-        dense_hits = [(cid, c) for cid, c in dense_raw if cid in table.position]
-
-        # 2. fusion
+        c = self.candidates(query, s, mode, since, until, where)
         a = time.perf_counter()
-        if mode == "dense":
-            fused = {cid: c for cid, c in dense_hits}  # the cosine itself
-        elif mode == "sparse":
-            top = sparse_hits[0][1] if sparse_hits else 1.0
-            fused = {cid: sc / top for cid, sc in sparse_hits}
-        else:
-            fused = fusion.fuse(dense_hits, sparse_hits, s.fusion, s.w_dense, s.w_sparse, s.rrf_k)
-        ids = list(fused)
-        if not ids:
-            timings["total_ms"] = (time.perf_counter() - t0) * 1000
-            return SearchResult(query=query, results=[], timings_ms=timings, notes=["no passage matched"])
-        pos = np.array([table.position[c] for c in ids])
-        relevance = np.array([fused[c] for c in ids], dtype=np.float64)
-        cosine = table.embeddings[pos] @ qvec
-        dense_rank = {cid: r for r, (cid, _) in enumerate(dense_hits, 1)}
-        sparse_rank = {cid: r for r, (cid, _) in enumerate(sparse_hits, 1)}
-        sparse_score = dict(sparse_hits)
-
-        # 3. temporal rerank
-        ref = as_of or date.today()
-        score = rerank.temporal_rerank(relevance, table.date_int[pos], ref, s.temporal_weight)
-        rec = rerank.recency(table.date_int[pos], ref)
-        dated = ~np.isnan(rec)
-        if s.temporal_weight > 0 and dated.any() and not dated.all():
-            notes.append("undated passages get the median recency of the dated ones (neither boosted nor dropped)")
-
-        # 4. factual-density rerank of the top-N
-        fd_scores = np.full(len(ids), np.nan)
-        if s.fd_rerank:
-            n = min(s.fd_top, len(ids))
-            top_n = np.argsort(-score, kind="stable")[:n]
-            fd_scores[top_n] = rerank.fd_rerank(score[top_n], table.fd_star[pos[top_n]], s.fd_weight)
-            rest = np.ones(len(ids), dtype=bool)
-            rest[top_n] = False
-            score = np.where(rest, (1.0 - s.fd_weight) * score, fd_scores)
-
-        # 5. adaptive cutoff
-        tau = rerank.adaptive_cutoff(score, s.cutoff_alpha, s.cutoff_tau_min) if s.cutoff else -np.inf
-        order = [int(i) for i in np.argsort(-score, kind="stable") if score[i] >= tau]
-
-        # 6. dedup, 7. top-M
-        kept, _ = rerank.dedup(order, table.embeddings[pos], s.dedup_threshold, limit=m)
+        ranked = self.rank(c, s, as_of, top_m)
+        timings = dict(c.timings)
         timings["rerank_ms"] = (time.perf_counter() - a) * 1000
-
         a = time.perf_counter()
-        rows = self.corpus.ledger.get_chunks([ids[i] for i in kept])
+        results = self.evidence(c, ranked, s)
+        timings["fetch_ms"] = (time.perf_counter() - a) * 1000
+        timings["total_ms"] = (time.perf_counter() - t0) * 1000
+        return SearchResult(query=query, results=results, timings_ms=timings, notes=ranked.notes)
+
+    def evidence(self, c: Candidates, ranked: Ranking, s: RetrievalSettings) -> list[Evidence]:
+        """The kept passages with their provenance (from the ledger) and every score."""
+        rows = self.corpus.ledger.get_chunks([ranked.ids[i] for i in ranked.kept])
+        dense_rank = {cid: r for r, (cid, _) in enumerate(c.dense[: s.k_dense], 1)}
+        sparse_rank = {cid: r for r, (cid, _) in enumerate(c.sparse[: s.k_sparse], 1)}
+        sparse_score = dict(c.sparse)
         results = []
-        for rank, i in enumerate(kept, 1):
-            cid = ids[i]
+        for i in ranked.kept:
+            cid = ranked.ids[i]
             r = rows.get(cid)
             if r is None:  # removed since the index was loaded
                 continue
             sc: dict[str, float] = {
-                "relevance": float(relevance[i]),
-                "cosine": float(cosine[i]),
-                "final": float(score[i]),
+                "relevance": float(ranked.relevance[i]),
+                "cosine": float(ranked.cosine[i]),
+                "final": float(ranked.score[i]),
             }
             if cid in dense_rank:
                 sc["dense_rank"] = float(dense_rank[cid])
             if cid in sparse_rank:
                 sc["bm25"] = float(sparse_score[cid])
                 sc["sparse_rank"] = float(sparse_rank[cid])
-            if not np.isnan(rec[i]):
-                sc["recency"] = float(rec[i])
+            if not np.isnan(ranked.recency[i]):
+                sc["recency"] = float(ranked.recency[i])
             if s.fd_rerank:
-                sc["fd_star"] = float(table.fd_star[pos[i]])
+                sc["fd_star"] = float(self.index.table.fd_star[ranked.positions[i]])
             if s.cutoff:
-                sc["cutoff_tau"] = float(tau)
+                sc["cutoff_tau"] = ranked.tau
+            section = (r["section_start"], r["section_end"]) if r["section_start"] is not None else None
             results.append(
                 Evidence(
                     chunk_id=cid,
@@ -226,14 +295,18 @@ class HybridRetriever:
                     span=(r["start"], r["end"]),
                     page=r["page"],
                     section_id=r["section_id"],
-                    section_span=(r["section_start"], r["section_end"]) if r["section_start"] is not None else None,
+                    section_span=section,
                     scores=sc,
-                    rank=rank,
+                    rank=len(results) + 1,
+                    sub_query=c.query,
                 )
             )
-        timings["fetch_ms"] = (time.perf_counter() - a) * 1000
-        timings["total_ms"] = (time.perf_counter() - t0) * 1000
-        return SearchResult(query=query, results=results, timings_ms=timings, notes=notes)
+        return results
+
+    def ranked_doc_ids(self, ranked: Ranking) -> list[str]:
+        """Document ids of the kept passages, in rank order (for evaluation)."""
+        t = self.index.table
+        return [t.doc_ids[ranked.positions[i]] for i in ranked.kept]
 
 
 def result_json(result: SearchResult) -> str:

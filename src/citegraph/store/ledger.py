@@ -108,7 +108,9 @@ class Ledger:
         else:
             self.db = sqlite3.connect(path, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
+            # WAL with synchronous=NORMAL: a committed transaction survives the process being killed
+            # (only a power cut can lose the last ones), and commits do not wait for fsync.
+            self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
         self.db.row_factory = sqlite3.Row
 
@@ -203,21 +205,21 @@ class Ledger:
         Returns the ids of the replaced passages (the caller deletes them from Chroma)."""
         replaced: list[str] = []
         with self.transaction() as db:
-            for s in staged:
-                d = s.doc
-                old = [
+            existing = self._existing([s.doc.doc_id for s in staged], db)
+            for doc_id in existing:  # replacements: the old passages go once the new ones are live
+                replaced += [
                     r[0]
-                    for r in db.execute("SELECT chunk_id FROM chunks WHERE doc_id = ? AND status = 'live'", (d.doc_id,))
+                    for r in db.execute("SELECT chunk_id FROM chunks WHERE doc_id = ? AND status = 'live'", (doc_id,))
                 ]
-                replaced += old
-                db.execute("UPDATE chunks SET status = 'deleting' WHERE doc_id = ? AND status = 'live'", (d.doc_id,))
-                db.execute("DELETE FROM sections WHERE doc_id = ?", (d.doc_id,))
-                db.execute(
-                    "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending') "
-                    "ON CONFLICT(doc_id) DO UPDATE SET title = excluded.title, source = excluded.source, "
-                    "path = excluded.path, date = excluded.date, source_tier = excluded.source_tier, "
-                    "metadata = excluded.metadata, pages = excluded.pages, "
-                    "content_hash = excluded.content_hash, text = excluded.text, status = 'pending'",
+                db.execute("UPDATE chunks SET status = 'deleting' WHERE doc_id = ? AND status = 'live'", (doc_id,))
+                db.execute("DELETE FROM sections WHERE doc_id = ?", (doc_id,))
+            db.executemany(
+                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending') "
+                "ON CONFLICT(doc_id) DO UPDATE SET title = excluded.title, source = excluded.source, "
+                "path = excluded.path, date = excluded.date, source_tier = excluded.source_tier, "
+                "metadata = excluded.metadata, pages = excluded.pages, "
+                "content_hash = excluded.content_hash, text = excluded.text, status = 'pending'",
+                [
                     (
                         d.doc_id,
                         d.title,
@@ -229,42 +231,53 @@ class Ledger:
                         json.dumps(d.pages) if d.pages else None,
                         d.content_hash,
                         d.text,
-                    ),
-                )
-                db.executemany(
-                    "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
-                    [(x.section_id, x.doc_id, x.idx, x.start, x.end, x.n_tokens) for x in s.sections],
-                )
-                db.executemany(
-                    "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 'pending')",
-                    [
-                        (
-                            c.chunk_id,
-                            c.doc_id,
-                            c.section_id,
-                            c.idx,
-                            c.start,
-                            c.end,
-                            c.page,
-                            c.n_tokens,
-                            c.text,
-                            c.fd_raw,
-                            c.date_int,
-                            c.source_tier,
-                            c.embedding.astype(np.float32).tobytes(),
-                        )
-                        for c in s.chunks
-                    ],
-                )
+                    )
+                    for d in (s.doc for s in staged)
+                ],
+            )
+            db.executemany(
+                "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
+                [(x.section_id, x.doc_id, x.idx, x.start, x.end, x.n_tokens) for s in staged for x in s.sections],
+            )
+            db.executemany(
+                "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 'pending')",
+                [
+                    (
+                        c.chunk_id,
+                        c.doc_id,
+                        c.section_id,
+                        c.idx,
+                        c.start,
+                        c.end,
+                        c.page,
+                        c.n_tokens,
+                        c.text,
+                        c.fd_raw,
+                        c.date_int,
+                        c.source_tier,
+                        c.embedding.astype(np.float32).tobytes(),
+                    )
+                    for s in staged
+                    for c in s.chunks
+                ],
+            )
         return replaced
 
+    @staticmethod
+    def _existing(doc_ids: Sequence[str], db: sqlite3.Connection) -> list[str]:
+        out: list[str] = []
+        for i in range(0, len(doc_ids), 500):
+            part = list(doc_ids[i : i + 500])
+            marks = ",".join("?" * len(part))
+            out += [r[0] for r in db.execute(f"SELECT doc_id FROM documents WHERE doc_id IN ({marks})", part)]
+        return out
+
     def commit(self, doc_ids: Iterable[str]) -> None:
-        ids = list(doc_ids)
+        ids = [(d,) for d in doc_ids]
         with self.transaction() as db:
-            for doc_id in ids:
-                db.execute("DELETE FROM chunks WHERE doc_id = ? AND status = 'deleting'", (doc_id,))
-                db.execute("UPDATE chunks SET status = 'live' WHERE doc_id = ? AND status = 'pending'", (doc_id,))
-                db.execute("UPDATE documents SET status = 'live' WHERE doc_id = ?", (doc_id,))
+            db.executemany("DELETE FROM chunks WHERE doc_id = ? AND status = 'deleting'", ids)
+            db.executemany("UPDATE chunks SET status = 'live' WHERE doc_id = ? AND status = 'pending'", ids)
+            db.executemany("UPDATE documents SET status = 'live' WHERE doc_id = ?", ids)
             self._bump(db)
 
     def mark_removed(self, doc_ids: Iterable[str]) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from citegraph.text.sentences import blocks, sentences
+from citegraph.text.sentences import Sentence, document_sentences
 
 _NUMBER = re.compile(
     r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|percent|per cent))?", re.IGNORECASE
@@ -180,15 +180,15 @@ def score_claim(text: str, start: int = 0) -> Claim:
     )
 
 
-def claims(text: str, offset: int = 0) -> list[Claim]:
-    """The atomic claims of a passage: its sentences, split further at semicolons."""
+def claims(text: str, offset: int = 0, sents: list[Sentence] | None = None) -> list[Claim]:
+    """The atomic claims of a text: its sentences, split further at semicolons. Spans are offsets
+    into `text` plus `offset`."""
     out = []
-    for b in blocks(text):
-        for s in sentences(text, b):
-            for a, z in _clauses(text, s.start, s.end):
-                piece = text[a:z]
-                if len(_WORD.findall(piece)) >= 3:
-                    out.append(score_claim(piece, offset + a))
+    for s in document_sentences(text) if sents is None else sents:
+        for a, z in _clauses(text, s.start, s.end):
+            piece = text[a:z]
+            if len(_WORD.findall(piece)) >= 3:
+                out.append(score_claim(piece, offset + a))
     return out
 
 

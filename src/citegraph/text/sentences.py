@@ -63,6 +63,24 @@ def sentences(text: str, block: Span | None = None) -> list[Span]:
     return spans or [Span(start, end)]
 
 
+@dataclass(frozen=True)
+class Sentence:
+    start: int
+    end: int
+    heading: bool  # the sentence is a heading line
+    new_block: bool  # the first sentence of its block (paragraph or heading)
+
+
+def document_sentences(text: str) -> list[Sentence]:
+    """Every sentence of a document in reading order: computed once, shared by chunking and the
+    claim model (sentence splitting is the costliest step of both)."""
+    out = []
+    for b in blocks(text):
+        for i, s in enumerate(sentences(text, b)):
+            out.append(Sentence(s.start, s.end, b.heading, i == 0))
+    return out
+
+
 def split_sentences(text: str) -> list[str]:
     """Convenience: the sentences of a plain string."""
     return [text[s.start : s.end] for b in blocks(text) for s in sentences(text, b)]
