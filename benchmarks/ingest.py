@@ -55,6 +55,7 @@ def main() -> None:
         "overhead_pct": round(100 * (t_ingest / t_encode - 1), 1),
         "reingest_unchanged_s": round(t_again, 2),
         "reingest_added": again.passages_added,
+        "phases_s": report.phases_s,
     }
     print(json.dumps(out, indent=2))
 

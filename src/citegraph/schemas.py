@@ -5,6 +5,8 @@ for PDFs, so every citation can point at the exact text it rests on.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -38,3 +40,121 @@ class SearchResult(BaseModel):
     results: list[Evidence]
     timings_ms: dict[str, float] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+
+
+# -- the evidence graph's records ------------------------------------------------------------------
+QueryClass = Literal["precise_fact", "broad_synthesis", "reasoning"]
+Mode = Literal["recent", "corpus", "direct"]
+Severity = Literal["minor", "major", "critical"]
+
+
+class SubQuery(BaseModel):
+    """A focused query the retriever runs; `facet` says what it probes."""
+
+    text: str
+    facet: str = Field(default="question", description="e.g. question, entity, mechanism, limitations, conflict")
+    round: int = Field(default=0, description="0 for decomposition, n for the n-th reconcile round")
+
+
+class Fact(BaseModel):
+    """An atomic statement quoted verbatim from one passage."""
+
+    id: str = Field(description="Stable id: hash of chunk id and span")
+    text: str = Field(description="The exact quote from the passage")
+    doc_id: str
+    chunk_id: str
+    span: tuple[int, int] = Field(description="Character span of the quote in the document text")
+    page: int | None = None
+    title: str = ""
+    date: str | None = None
+    source_tier: str = "secondary"
+    relevance: float = Field(default=0.0, description="How well the fact bears on the question, in [0, 1]")
+    weight: float = Field(default=0.0, description="Trust in the fact: retrieval, density, recency, tier")
+    numbers: list[str] = Field(default_factory=list)
+    dates: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+    negated: bool = False
+
+
+class Contradiction(BaseModel):
+    """Two facts about the same point that disagree."""
+
+    id: str
+    facts: tuple[str, str] = Field(description="Ids of the two facts")
+    kind: Literal["number", "date", "entity", "polarity", "wording"]
+    severity: Severity
+    point: str = Field(description="What they disagree about, in a few words")
+    values: tuple[str, str] = Field(description="The two conflicting values, as written")
+    resolved: bool = False
+    winner: str | None = Field(default=None, description="Id of the fact that prevailed, if settled")
+    resolution: str = Field(default="", description="How it was settled, or why it could not be")
+
+
+class Reference(BaseModel):
+    """One entry of the reference list; [n] in the answer points here and nowhere else."""
+
+    n: int
+    doc_id: str
+    chunk_id: str
+    title: str
+    date: str | None = None
+    source: str = ""
+    locator: str = Field(description="Where in the document: page and character span")
+    span: tuple[int, int]
+    quote: str
+
+
+class Sentence(BaseModel):
+    text: str = Field(description="The sentence with its inline [n] markers")
+    citations: list[int] = Field(default_factory=list)
+
+
+class TraceEvent(BaseModel):
+    node: str
+    engine: Literal["llm", "extractive", "none"] = "extractive"
+    ms: float = 0.0
+    fallback: str | None = Field(default=None, description="Why the model's output was not used, if so")
+    detail: str = ""
+
+
+class Answer(BaseModel):
+    """What citegraph returns: a cited answer or an abstention, with everything behind it."""
+
+    question: str
+    mode: Mode
+    query_class: QueryClass
+    sub_queries: list[str] = Field(default_factory=list)
+    answer: str = ""
+    abstained: bool = False
+    abstain_reason: str = ""
+    cited: bool = Field(default=True, description="False only for direct (no retrieval) answers")
+    sentences: list[Sentence] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    reconcile_rounds: int = 0
+    searched: list[str] = Field(default_factory=list, description="What was searched, for an abstention")
+    engine: str = "extractive"
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    fallbacks: list[str] = Field(default_factory=list)
+
+    def render(self) -> str:
+        """The answer as text: sentences, references, conflicts."""
+        lines: list[str] = []
+        if self.abstained:
+            lines.append(self.answer)
+        else:
+            lines.append(" ".join(s.text for s in self.sentences) if self.sentences else self.answer)
+            if not self.cited:
+                lines.append("(answered without retrieval: no sources)")
+        if self.references:
+            lines += ["", "References"]
+            for r in self.references:
+                date = f", {r.date}" if r.date else ""
+                lines.append(f'[{r.n}] {r.title or r.doc_id}{date} ({r.doc_id}, {r.locator}): "{r.quote}"')
+        if self.contradictions:
+            lines += ["", "Conflicts"]
+            for c in self.contradictions:
+                state = "settled" if c.resolved else "UNRESOLVED"
+                lines.append(f"- [{c.severity}, {state}] {c.point}: {c.values[0]} vs {c.values[1]}. {c.resolution}")
+        return "\n".join(lines)

@@ -47,3 +47,16 @@ def test_weights_change_the_winner():
 def test_unknown_method_is_an_error():
     with pytest.raises(ValueError, match="unknown fusion"):
         fuse([], [], "max", 1, 1)
+
+
+def test_full_score_fusion_uses_both_scores_of_every_candidate():
+    import numpy as np
+
+    from citegraph.retrievers.fusion import fuse_full
+
+    cos = np.array([0.9, 0.5, 0.8])
+    bm25 = np.array([0.0, 10.0, 5.0])  # the first passage shares no term with the query
+    got = fuse_full(cos, bm25, "minmax", 0.5, 0.5)
+    assert list(got) == pytest.approx([0.5 * 1.0 + 0.0, 0.0 + 0.5 * 1.0, 0.5 * 0.75 + 0.5 * 0.5])
+    z = fuse_full(cos, bm25, "zscore", 0.5, 0.5)
+    assert z.min() == 0.0 and z.max() == 1.0

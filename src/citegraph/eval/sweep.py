@@ -38,7 +38,7 @@ def evaluate_settings(
     s = settings.with_(top_m=PASSAGE_DEPTH)
     run = {}
     for qid, c in cands.items():
-        c_mode = Candidates(c.query, mode, c.qvec, c.dense, c.sparse, c.timings)
+        c_mode = Candidates(c.query, mode, c.qvec, c.dense, c.sparse, c.sparse_all, c.timings)
         run[qid] = doc_ranking(retriever.ranked_doc_ids(retriever.rank(c_mode, s)), DOC_DEPTH)
     return ranking_metrics(dataset.qrels, run)
 

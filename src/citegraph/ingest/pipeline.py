@@ -62,6 +62,11 @@ class IngestReport:
     documents_total: int = 0
     passages_total: int = 0
     seconds: float = 0.0
+    # Where the time went: loading and chunking, encoding, waiting for writes, rebuilding the index.
+    phases_s: dict[str, float] = field(default_factory=dict)
+
+    def add_time(self, phase: str, seconds: float) -> None:
+        self.phases_s[phase] = round(self.phases_s.get(phase, 0.0) + seconds, 3)
 
     @property
     def ok(self) -> bool:
@@ -207,6 +212,7 @@ class Ingestor:
         self.report.skipped += problems
         self.report.ignored += [str(p) for p in ignored]
         self.report.files = len(files)
+        t_load = time.perf_counter()
         ledger = self.corpus.ledger
         work: list[_Work] = []
         seen: dict[str, str] = {}
@@ -264,6 +270,7 @@ class Ingestor:
                     ledger.forget_source(src)
         if to_remove:
             self.remove_docs(to_remove)
+        self.report.add_time("load_and_chunk", time.perf_counter() - t_load)
         self._write(work, file_docs, file_stats)
 
     def _write(self, work: list[_Work], file_docs: dict[str, int], file_stats: dict[str, tuple[int, int]]) -> None:
@@ -276,16 +283,22 @@ class Ingestor:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-write") as writer:
             for batch in self._batches(work):
                 chunks = [c for w in batch for c in w.rows.chunks]
+                t = time.perf_counter()
                 vecs = self.embedder.encode([c.text for c in chunks])
+                self.report.add_time("encode", time.perf_counter() - t)
                 for c, v in zip(chunks, vecs, strict=True):
                     c.embedding = v
+                t = time.perf_counter()
                 if pending is not None:
                     pending.result()  # re-raises a failed write before going on
+                self.report.add_time("wait_for_writes", time.perf_counter() - t)
                 pending = writer.submit(self._write_batch, batch, vecs, file_docs, file_stats)
                 if bar is not None:
                     bar.update(len(chunks))
+            t = time.perf_counter()
             if pending is not None:
                 pending.result()
+            self.report.add_time("wait_for_writes", time.perf_counter() - t)
         if bar is not None:
             bar.close()
 
@@ -310,7 +323,7 @@ class Ingestor:
         dense.delete(replaced)  # 2. Chroma
         if chunks:
             metas = [chroma_metadata(c, w.doc.metadata) for w in batch for c in w.rows.chunks]
-            dense.upsert([c.chunk_id for c in chunks], vecs, metas)
+            dense.add([c.chunk_id for c in chunks], vecs, metas)  # new ids: chunk ids carry a content hash
         ledger.commit([w.doc.doc_id for w in batch])  # 3. ledger: live
         for w in batch:
             if w.is_update:
@@ -336,8 +349,10 @@ class Ingestor:
         return len(known)
 
     def finish(self, started: float) -> IngestReport:
+        t = time.perf_counter()
         if not self.corpus.index_is_current():
             self.corpus.rebuild_index()
+        self.report.add_time("index", time.perf_counter() - t)
         counts = self.corpus.ledger.counts()
         self.report.documents_total = counts["documents"]
         self.report.passages_total = counts["chunks"]

@@ -71,6 +71,28 @@ def weighted_scores(
     return minmax(out) if normalise == "zscore" else out
 
 
+def fuse_full(dense: np.ndarray, sparse: np.ndarray, method: str, w_dense: float, w_sparse: float) -> np.ndarray:
+    """Weighted normalised scores when both retrievers' scores are known for every candidate (the
+    hybrid computes the cosine and the BM25 score of each passage either list returned, so nothing
+    is imputed). Normalised over the candidates by min-max or z-score; the result is in [0, 1]."""
+    total = (w_dense + w_sparse) or 1.0
+
+    def norm(x: np.ndarray) -> np.ndarray:
+        if method == "minmax":
+            lo, hi = float(x.min()), float(x.max())
+            return (x - lo) / (hi - lo) if hi - lo > 1e-12 else np.ones_like(x)
+        sd = float(x.std())
+        return (x - x.mean()) / sd if sd > 1e-12 else np.zeros_like(x)
+
+    if method not in ("minmax", "zscore"):
+        raise ValueError(f"unknown fusion method {method!r}")
+    s = (w_dense * norm(dense.astype(np.float64)) + w_sparse * norm(sparse.astype(np.float64))) / total
+    if method == "zscore":  # z-scores are unbounded: rescale the fused score into [0, 1]
+        lo, hi = float(s.min()), float(s.max())
+        s = (s - lo) / (hi - lo) if hi - lo > 1e-12 else np.ones_like(s)
+    return s
+
+
 def fuse(
     dense: Ranking, sparse: Ranking, method: str, w_dense: float, w_sparse: float, k: int = 60
 ) -> dict[str, float]:

@@ -48,6 +48,7 @@ class Candidates:
     qvec: np.ndarray
     dense: list[tuple[str, float]]  # (chunk id, cosine), best first
     sparse: list[tuple[str, float]]  # (chunk id, BM25), best first
+    sparse_all: np.ndarray | None = None  # BM25 score of every passage (to score dense-only hits too)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -155,6 +156,7 @@ class HybridRetriever:
 
         fut = self._pool.submit(dense_side)
         sparse_hits: list[tuple[str, float]] = []
+        scores = None
         if mode != "dense" and s.k_sparse:
             a = time.perf_counter()
             scores = self.index.sparse.scores(tokenize(query, self.stem), self._mask(since_i, until_i, where))
@@ -163,7 +165,7 @@ class HybridRetriever:
         qvec, dense_raw = fut.result()
         # Only passages the index knows (Chroma may briefly hold vectors of an unfinished ingest).
         dense_hits = [(cid, c) for cid, c in dense_raw if cid in table.position]
-        return Candidates(query, mode, qvec, dense_hits, sparse_hits, timings)
+        return Candidates(query, mode, qvec, dense_hits, sparse_hits, scores, timings)
 
     def rank(
         self,
@@ -185,8 +187,15 @@ class HybridRetriever:
         elif c.mode == "sparse":
             top = sparse_hits[0][1] if sparse_hits else 1.0
             fused = {cid: sc / top for cid, sc in sparse_hits}
-        else:
+        elif s.fusion == "rrf" or c.sparse_all is None:
             fused = fusion.fuse(dense_hits, sparse_hits, s.fusion, s.w_dense, s.w_sparse, s.rrf_k)
+        else:  # both scores of every candidate are known: fuse them, nothing imputed
+            union = list(dict.fromkeys([cid for cid, _ in dense_hits] + [cid for cid, _ in sparse_hits]))
+            upos = np.array([table.position[cid] for cid in union], dtype=np.int64)
+            full = fusion.fuse_full(
+                table.embeddings[upos] @ c.qvec, c.sparse_all[upos], s.fusion, s.w_dense, s.w_sparse
+            )
+            fused = dict(zip(union, full.tolist(), strict=True))
         ids = list(fused)
         if not ids:
             return Ranking(
@@ -260,7 +269,7 @@ class HybridRetriever:
         dense_rank = {cid: r for r, (cid, _) in enumerate(c.dense[: s.k_dense], 1)}
         sparse_rank = {cid: r for r, (cid, _) in enumerate(c.sparse[: s.k_sparse], 1)}
         sparse_score = dict(c.sparse)
-        results = []
+        results: list[Evidence] = []
         for i in ranked.kept:
             cid = ranked.ids[i]
             r = rows.get(cid)

@@ -55,6 +55,14 @@ class DenseStore:
                 metadatas=list(metadatas[i : i + self.batch]),
             )
 
+    def add(self, ids: Sequence[str], embeddings: np.ndarray, metadatas: Sequence[dict[str, Any]]) -> None:
+        for i in range(0, len(ids), self.batch):
+            self.collection.add(
+                ids=list(ids[i : i + self.batch]),
+                embeddings=embeddings[i : i + self.batch],
+                metadatas=list(metadatas[i : i + self.batch]),
+            )
+
     def delete(self, ids: Sequence[str]) -> None:
         for i in range(0, len(ids), self.batch):
             self.collection.delete(ids=list(ids[i : i + self.batch]))

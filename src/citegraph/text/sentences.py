@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import blingfire
 
 _BLOCK_SEP = re.compile(r"\n[ \t]*\n+")
+# A sentence-ending mark followed by more text: only then can a block hold several sentences.
+_INNER_END = re.compile(r"[.!?…][\"'’”)\]]*\s+\S")
 _HEADING = re.compile(r"^(#{1,6}\s+\S.*|[A-Z][A-Z0-9 ,.'&:-]{3,80})$")
 
 
@@ -58,6 +60,9 @@ def sentences(text: str, block: Span | None = None) -> list[Span]:
         return []
     if block is not None and block.heading:
         return [block]
+    if not _INNER_END.search(piece):  # no sentence end before the last word: one sentence, no model call
+        lead = len(piece) - len(piece.lstrip())
+        return [Span(start + lead, start + len(piece.rstrip()))]
     _, offsets = blingfire.text_to_sentences_and_offsets(piece)
     spans = [Span(start + a, start + b) for a, b in offsets if piece[a:b].strip()]
     return spans or [Span(start, end)]
