@@ -19,3 +19,12 @@ for _key, _value in {
     _os.environ.setdefault(_key, _value)
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # `from citegraph import ask` without importing the graph (and its models) on `import citegraph`.
+    if name in ("ask", "aask"):
+        from citegraph import api
+
+        return getattr(api, name)
+    raise AttributeError(name)

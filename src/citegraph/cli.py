@@ -1,4 +1,4 @@
-"""The `citegraph` command line: ingest | search | eval.
+"""The `citegraph` command line: ingest | search | ask | eval.
 
 Exit status: 0 when everything went through; 1 when `ingest` skipped something (the summary says
 what and why; everything else was stored); 2 for a usage error or a corpus that cannot be used.
@@ -10,6 +10,7 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
@@ -109,6 +110,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retriever", choices=["hybrid", "dense", "sparse"], default="hybrid")
     _add_retrieval_options(p)
 
+    p = sub.add_parser("ask", help="answer a question from a corpus, every sentence cited (or abstain)")
+    p.add_argument("question")
+    p.add_argument("--corpus", help="corpus folder (default $CITEGRAPH_CORPUS or .citegraph/demo)")
+    p.add_argument("--json", action="store_true", help="print the whole answer record as JSON")
+    p.add_argument("--as-of", help="measure document age from this date (default today)")
+    p.add_argument("--mode", choices=["auto", "recent", "corpus", "direct"], default="auto")
+    p.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default $CITEGRAPH_LLM_BASE_URL)")
+    p.add_argument("--llm-model", help="model name (default $CITEGRAPH_LLM_MODEL); none: extractive engine")
+    p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
+
     p = sub.add_parser("eval", help="measure citegraph on a benchmark")
     esub = p.add_subparsers(dest="eval_command", required=True)
     e = esub.add_parser("retrieval", help="P@1, Recall@5, MRR@10, nDCG@10 and latency on a BEIR folder")
@@ -200,6 +212,95 @@ def cmd_search(a: argparse.Namespace) -> int:
     return 0
 
 
+def answer_json(answer: Any, trace: list[Any]) -> dict[str, Any]:
+    """The `citegraph ask --json` document."""
+    facts = {f.id: f for f in answer.facts}
+    return {
+        "question": answer.question,
+        "mode": answer.mode,
+        "query_class": answer.query_class,
+        "sub_queries": answer.sub_queries,
+        "answer": answer.answer,
+        "abstained": answer.abstained,
+        "abstain_reason": answer.abstain_reason,
+        "cited": answer.cited,
+        "sentences": [{"text": s.text, "citations": s.citations} for s in answer.sentences],
+        "references": [r.model_dump() for r in answer.references],
+        "facts": [
+            {
+                "id": f.id,
+                "text": f.text,
+                "doc_id": f.doc_id,
+                "chunk_id": f.chunk_id,
+                "span": list(f.span),
+                "weight": f.weight,
+                "relevance": f.relevance,
+            }
+            for f in facts.values()
+        ],
+        "contradictions": [
+            {
+                "facts": list(c.facts),
+                "kind": c.kind,
+                "severity": c.severity,
+                "point": c.point,
+                "values": list(c.values),
+                "resolved": c.resolved,
+                "winner": c.winner,
+                "resolution": c.resolution,
+            }
+            for c in answer.contradictions
+        ],
+        "reconcile_rounds": answer.reconcile_rounds,
+        "searched": answer.searched,
+        "trace": {
+            "engine": answer.engine,
+            "timings_ms": answer.timings_ms,
+            "fallbacks": answer.fallbacks,
+            "steps": [e.model_dump() for e in trace],
+        },
+    }
+
+
+def cmd_ask(a: argparse.Namespace) -> int:
+    import asyncio
+
+    from citegraph.api import graph_input, make_context
+    from citegraph.graph import graph
+
+    if a.as_of:
+        require_date(a.as_of, "--as-of")
+    ctx = make_context(
+        corpus_dir=a.corpus, as_of=a.as_of, chroma_url=a.chroma_url, llm_base_url=a.llm_base_url, llm_model=a.llm_model
+    )
+    from citegraph.store.corpus import read_manifest
+
+    if a.mode != "direct" and read_manifest(Path(ctx.corpus_dir)) is None:
+        raise ValueError(f"{ctx.corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
+
+    async def run() -> tuple[Any, list[Any]]:
+        answer, steps = None, []
+        async for update in graph.astream(graph_input(a.question, a.mode, a.as_of), context=ctx, stream_mode="updates"):
+            for _node, delta in update.items():
+                for event in (delta or {}).get("trace", []):
+                    steps.append(event)
+                    if not a.quiet:
+                        fb = f"  [fallback: {event.fallback}]" if event.fallback else ""
+                        print(f"· {event.node:<14} {event.ms:8.1f} ms  {event.detail}{fb}", file=sys.stderr)
+                if (delta or {}).get("answer") is not None:
+                    answer = delta["answer"]
+        return answer, steps
+
+    answer, steps = asyncio.run(run())
+    if answer is None:
+        raise RuntimeError("the graph ended without an answer")
+    if a.json:
+        print(json.dumps(answer_json(answer, steps), ensure_ascii=False, indent=2))
+    else:
+        print(answer.render())
+    return 0
+
+
 def cmd_eval(a: argparse.Namespace) -> int:
     from citegraph.eval.datasets import load_dataset
     from citegraph.eval.retrieval import ensure_corpus, run_retrieval
@@ -234,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_ingest(a)
         if a.command == "search":
             return cmd_search(a)
+        if a.command == "ask":
+            return cmd_ask(a)
         if a.command == "eval":
             return cmd_eval(a)
     except (CorpusError, ValueError, FileNotFoundError) as exc:

@@ -101,3 +101,87 @@ class RetrievalSettings:
         if unknown:
             raise ValueError(f"unknown retrieval setting(s): {', '.join(sorted(unknown))}")
         return replace(self, **changes)
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    import os
+
+    return os.environ.get(name) or default
+
+
+@dataclass
+class Context:
+    """The evidence graph's run-time configuration (LangGraph `context_schema`).
+
+    Every field has a default; the model and corpus settings fall back to environment variables
+    (CITEGRAPH_CORPUS, CITEGRAPH_CHROMA_URL, CITEGRAPH_LLM_BASE_URL, CITEGRAPH_LLM_MODEL,
+    CITEGRAPH_LLM_API_KEY or OPENAI_API_KEY) so that `langgraph dev` and Studio need no input
+    beyond the question. This is the only place that reads the environment for configuration.
+    """
+
+    # Where the evidence lives.
+    corpus_dir: str = field(default_factory=lambda: _env("CITEGRAPH_CORPUS", ".citegraph/demo") or "")
+    chroma_url: str | None = field(default_factory=lambda: _env("CITEGRAPH_CHROMA_URL"))
+    # The model. No base URL and no model: the extractive engine runs every node.
+    llm_base_url: str | None = field(default_factory=lambda: _env("CITEGRAPH_LLM_BASE_URL"))
+    llm_model: str | None = field(default_factory=lambda: _env("CITEGRAPH_LLM_MODEL"))
+    llm_api_key: str | None = field(default_factory=lambda: _env("CITEGRAPH_LLM_API_KEY", _env("OPENAI_API_KEY")))
+    llm_timeout_s: float = 120.0
+    llm_max_retries: int = 1
+    llm_temperature: float = 0.0
+    # Decomposition (Agentic Hybrid RAG: at most 5 sub-queries).
+    max_sub_queries: int = 5
+    # Retrieval (see RetrievalSettings for the meaning of each).
+    fusion: FusionMethod = "minmax"
+    w_dense: float = 0.5
+    w_sparse: float = 0.5
+    rrf_k: int = 60
+    k_dense: int = 50
+    k_sparse: int = 50
+    temporal_weight: float = 0.3
+    # "recent" mode: a heavier temporal weight and, when enough passages fall in it, a date window.
+    temporal_weight_recent: float = 0.6
+    recent_window_days: int = 730
+    fd_rerank: bool = False
+    cutoff: bool = True
+    cutoff_alpha: float = 1.0
+    dedup_threshold: float = 0.85
+    # Passages per sub-query by query class, and the pooled evidence handed to extraction.
+    passages_precise: int = 5
+    passages_broad: int = 8
+    passages_reasoning: int = 6
+    evidence_top_m: int = 8
+    # Facts: at most this many per passage; a fact bears on the question from this relevance on.
+    facts_per_passage: int = 3
+    min_fact_relevance: float = 0.35
+    # Abstain when the best support for an answer falls below this (see text/answerability.py).
+    abstain_threshold: float = 0.45
+    # Contradictions: numbers within this relative difference disagree only in a detail (minor).
+    minor_relative_difference: float = 0.05
+    max_reconcile_rounds: int = 2
+    # Answer length by query class (sentences).
+    sentences_precise: int = 2
+    sentences_broad: int = 5
+    sentences_reasoning: int = 4
+    # Age is measured from this date (ISO); empty means today.
+    as_of: str | None = None
+
+    @property
+    def has_llm(self) -> bool:
+        return bool(self.llm_model and (self.llm_base_url or self.llm_api_key))
+
+    def retrieval(self, top_m: int, temporal_weight: float | None = None) -> RetrievalSettings:
+        return RetrievalSettings(
+            k_dense=self.k_dense,
+            k_sparse=self.k_sparse,
+            fusion=self.fusion,
+            w_dense=self.w_dense,
+            w_sparse=self.w_sparse,
+            rrf_k=self.rrf_k,
+            temporal_weight=self.temporal_weight if temporal_weight is None else temporal_weight,
+            fd_rerank=self.fd_rerank,
+            cutoff=self.cutoff,
+            cutoff_alpha=self.cutoff_alpha,
+            dedup_threshold=self.dedup_threshold,
+            top_m=top_m,
+        )

@@ -87,6 +87,8 @@ class Embedder:
         self._session: Any = None
         self._lock = threading.Lock()
         self._encode_lock = threading.Lock()
+        self._cache_lock = threading.Lock()
+        self._query_cache: dict[str, np.ndarray] = {}
         if use_onnx:
             try:
                 self._session = self._onnx_session(cache_dir or default_cache_dir())
@@ -120,7 +122,19 @@ class Embedder:
         return out
 
     def encode_query(self, text: str) -> np.ndarray:
-        return self.encode([text])[0]
+        """One text's vector; the last few hundred are cached (a question is embedded by retrieval,
+        then again by every extraction)."""
+        with self._cache_lock:
+            hit = self._query_cache.get(text)
+        if hit is not None:
+            return hit
+        vec = self.encode([text])[0]
+        vec.setflags(write=False)
+        with self._cache_lock:
+            self._query_cache[text] = vec
+            if len(self._query_cache) > 512:
+                self._query_cache.pop(next(iter(self._query_cache)))
+        return vec
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         """Word pieces per text, without [CLS]/[SEP]."""

@@ -1,0 +1,28 @@
+"""The evidence graph's nodes, one module each: route, decompose, retrieve (and pool), extract,
+contradictions, reconcile, write, abstain. Each node is `async def verb_noun(state, runtime)` and
+returns only the keys it changes; each works with the LLM engine and with the extractive one."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from citegraph.schemas import Answer, TraceEvent
+
+
+def trace(node: str, engine: str, started: float, fallback: str | None = None, detail: str = "") -> TraceEvent:
+    """A trace entry for a node run that started at `started` (time.perf_counter())."""
+    used: Literal["llm", "extractive"] = "llm" if engine == "llm" and not fallback else "extractive"
+    ms = round((time.perf_counter() - started) * 1000, 2)
+    return TraceEvent(node=node, engine=used, ms=ms, fallback=fallback, detail=detail)
+
+
+def with_trace(answer: Answer, events: list[TraceEvent]) -> Answer:
+    """The answer with the run's trace folded in: milliseconds per node, the fallbacks taken."""
+    timings: dict[str, float] = {}
+    for e in events:
+        timings[e.node] = round(timings.get(e.node, 0.0) + e.ms, 2)
+    fallbacks = [f"{e.node}: {e.fallback}" for e in events if e.fallback]
+    engines = {e.engine for e in events if e.node in ("route", "decompose", "extract", "write")}
+    engine = "llm" if "llm" in engines else "extractive"
+    return answer.model_copy(update={"timings_ms": timings, "fallbacks": fallbacks, "engine": engine})

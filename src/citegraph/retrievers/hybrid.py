@@ -17,6 +17,7 @@ No LangGraph here: the graph and the CLI both call `search`.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -287,8 +288,7 @@ class HybridRetriever:
                 sc["sparse_rank"] = float(sparse_rank[cid])
             if not np.isnan(ranked.recency[i]):
                 sc["recency"] = float(ranked.recency[i])
-            if s.fd_rerank:
-                sc["fd_star"] = float(self.index.table.fd_star[ranked.positions[i]])
+            sc["fd_star"] = float(self.index.table.fd_star[ranked.positions[i]])
             if s.cutoff:
                 sc["cutoff_tau"] = ranked.tau
             section = (r["section_start"], r["section_end"]) if r["section_start"] is not None else None
@@ -344,3 +344,22 @@ def result_json(result: SearchResult) -> str:
         },
         ensure_ascii=False,
     )
+
+
+_shared: dict[tuple[str, str | None], HybridRetriever] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_retriever(corpus_dir: str | Path, chroma_url: str | None = None) -> HybridRetriever:
+    """One retriever per corpus per process (the graph's nodes share it), reloaded when an ingest
+    has changed the corpus since it was opened."""
+    key = (str(Path(corpus_dir).resolve()), chroma_url)
+    with _shared_lock:
+        r = _shared.get(key)
+        if r is not None and r.corpus.ledger.generation != r.index.generation:
+            r.close()
+            r = None
+        if r is None:
+            r = HybridRetriever.open(corpus_dir, chroma_url=chroma_url)
+            _shared[key] = r
+        return r

@@ -36,7 +36,15 @@ class SparseIndex(Protocol):
         """BM25 score of every passage (0 where `mask` is False)."""
         ...
 
+    def idf(self, tokens: list[str]) -> dict[str, float]:
+        """Lucene idf of each token, log(1 + (N - df + 0.5)/(df + 0.5)); unseen tokens get df = 0."""
+        ...
+
     def save(self, folder: Path) -> None: ...
+
+
+def lucene_idf(n: int, df: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -70,6 +78,17 @@ class Bm25sIndex:
             return np.zeros(n, dtype=np.float32)
         s = m.get_scores_from_ids(ids, weight_mask=None)  # type: ignore[attr-defined]
         return s * mask if mask is not None else s
+
+    def idf(self, tokens: list[str]) -> dict[str, float]:
+        m = self.model
+        n = int(m.scores["num_docs"])  # type: ignore[attr-defined]
+        indptr = m.scores["indptr"]  # type: ignore[attr-defined]
+        vocab = m.vocab_dict  # type: ignore[attr-defined]
+        out = {}
+        for t in tokens:
+            i = vocab.get(t)
+            out[t] = lucene_idf(n, int(indptr[i + 1] - indptr[i]) if i is not None else 0)
+        return out
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -109,6 +128,10 @@ class RankBm25Index:
             return np.zeros(self.n, dtype=np.float32)
         s = np.asarray(self.model.get_scores(query_tokens), dtype=np.float32)  # type: ignore[attr-defined]
         return s * mask if mask is not None else s
+
+    def idf(self, tokens: list[str]) -> dict[str, float]:
+        known = self.model.idf  # type: ignore[attr-defined]
+        return {t: float(known.get(t, lucene_idf(self.n, 0))) for t in tokens}
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,49 @@
+"""The evidence graph, wiring only: `builder` (uncompiled, so tests compile it with their own saver)
+and `graph` (compiled, no checkpointer: `langgraph dev` and the platform bring their own).
+
+START → route ─┬─ direct ─────────────────────────────────────────────→ write → END
+               └─ recent | corpus → decompose → retrieve (Send per sub-query) → pool
+                    → extract (Send per passage) → contradictions
+                    → [major/critical open, rounds left] reconcile → retrieve (targeted) → …
+                    → [supported] write → END   |   [else] abstain → END
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from citegraph.context import Context
+from citegraph.nodes.abstain import abstain
+from citegraph.nodes.contradictions import detect_contradictions, route_after_contradictions
+from citegraph.nodes.decompose import decompose_question
+from citegraph.nodes.extract import extract_facts
+from citegraph.nodes.reconcile import reconcile_conflicts
+from citegraph.nodes.retrieve import fan_out_extraction, fan_out_retrieval, pool_evidence, retrieve
+from citegraph.nodes.route import route_after_route, route_question
+from citegraph.nodes.write import write_answer
+from citegraph.state import ExtractTask, InputState, OutputState, RetrieveTask, State
+
+builder = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
+builder.add_node("route", route_question)
+builder.add_node("decompose", decompose_question)
+builder.add_node("retrieve", retrieve, input_schema=RetrieveTask)
+builder.add_node("pool", pool_evidence)
+builder.add_node("extract", extract_facts, input_schema=ExtractTask)
+builder.add_node("contradictions", detect_contradictions)
+builder.add_node("reconcile", reconcile_conflicts)
+builder.add_node("write", write_answer)
+builder.add_node("abstain", abstain)
+
+builder.add_edge(START, "route")
+builder.add_conditional_edges("route", route_after_route, ["decompose", "write", "abstain"])
+builder.add_conditional_edges("decompose", fan_out_retrieval, ["retrieve", "pool"])
+builder.add_edge("retrieve", "pool")
+builder.add_conditional_edges("pool", fan_out_extraction, ["extract", "contradictions"])
+builder.add_edge("extract", "contradictions")
+builder.add_conditional_edges("contradictions", route_after_contradictions, ["reconcile", "write", "abstain"])
+builder.add_conditional_edges("reconcile", fan_out_retrieval, ["retrieve", "pool"])
+builder.add_edge("write", END)
+builder.add_edge("abstain", END)
+
+graph = builder.compile()
+graph.name = "citegraph"

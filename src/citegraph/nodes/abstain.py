@@ -1,0 +1,70 @@
+"""abstain: when the facts do not answer the question, say so (the one ABSTAIN phrase), say why, and
+list what was searched, so the user can judge whether to look elsewhere or ask differently."""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from citegraph.context import Context
+from citegraph.nodes import trace, with_trace
+from citegraph.prompts import ABSTAIN
+from citegraph.schemas import Answer
+from citegraph.state import State, resolved_mode
+
+
+def reason(state: State, ctx: Context) -> str:
+    if state["mode"] == "direct":
+        return "direct mode answers without documents and needs a model; none is configured"
+    evidence, facts = state.get("evidence", []), state.get("facts", [])
+    if not evidence:
+        return "no passage in the corpus matched the question"
+    if not facts:
+        return f"{len(evidence)} passages were retrieved, but none states a fact that bears on the question"
+    best = max(facts, key=lambda f: f.relevance)
+    if not state.get("supported"):
+        return (
+            f"the closest fact (relevance {best.relevance:.2f}, below {ctx.min_fact_relevance:.2f}) does not "
+            f"bear on the question: “{best.text[:160]}” ({best.title or best.doc_id})"
+        )
+    return (
+        f"the best support for an answer is {state.get('support', 0.0):.2f}, below the threshold "
+        f"{state.get('abstain_threshold', ctx.abstain_threshold):.2f}: the passages found are on the topic but "
+        f"do not state what is asked (closest: “{best.text[:160]}”, {best.title or best.doc_id})"
+    )
+
+
+def searched(state: State) -> list[str]:
+    out = [f"sub-query: {q.text}" for q in state.get("sub_queries", [])]
+    out += [f"targeted query: {q.text}" for q in state.get("pending_queries", [])]
+    evidence = state.get("evidence", [])
+    if evidence:
+        docs = {e.doc_id for e in evidence}
+        top = max(evidence, key=lambda e: e.scores.get("final", 0.0))
+        out.append(
+            f"{len(evidence)} passages from {len(docs)} documents; best: {top.title or top.doc_id} "
+            f"(score {top.scores.get('final', 0.0):.2f})"
+        )
+    return out
+
+
+async def abstain(state: State, runtime: Runtime[Context]) -> dict:
+    started = time.perf_counter()
+    why = reason(state, runtime.context)
+    answer = Answer(
+        question=state["question"],
+        mode=resolved_mode(state),
+        query_class=state.get("query_class", "precise_fact"),
+        sub_queries=[q.text for q in state.get("sub_queries", [])],
+        answer=f"{ABSTAIN} Reason: {why}.",
+        abstained=True,
+        abstain_reason=why,
+        facts=state.get("facts", []),
+        contradictions=state.get("contradictions", []),
+        reconcile_rounds=state.get("reconcile_rounds", 0),
+        searched=searched(state),
+        engine=state.get("engine", "extractive"),
+    )
+    event = trace("abstain", "extractive", started, None, why[:120])
+    return {"answer": with_trace(answer, [*state.get("trace", []), event]), "trace": [event]}

@@ -1,0 +1,173 @@
+"""contradictions: facts about the same point that disagree (a number, a date, a name, polarity),
+with a severity, and which of them the answer may rest on.
+
+Severity: minor (a detail: rounding within Context.minor_relative_difference, wording, or a point
+no relevant fact rests on), major (a conflicting value on a point the answer uses), critical
+(opposite polarity on the core of the answer: both facts bear on the question).
+
+Settling: a minor one is settled by fact weight at once, recording which fact won and why. Major and
+critical ones go to `reconcile` for targeted retrieval; after each round they are settled by
+corroboration when the new evidence sides with one value, and after the last round by weight when one
+fact clearly outweighs the other. What is left is reported unresolved, never hidden.
+
+This node also scores how well the surviving facts answer the question (text/answerability.py), for
+the router's choice between writing and abstaining.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from itertools import combinations
+from typing import Literal
+
+from langgraph.runtime import Runtime
+
+from citegraph.context import Context
+from citegraph.nodes import trace
+from citegraph.schemas import Contradiction, Fact, Severity
+from citegraph.state import State
+from citegraph.text import answerability as ans
+from citegraph.text.conflicts import Conflict, compare, relative_difference
+
+# A fact outweighs another when its weight is higher by at least this much.
+CLEAR_MARGIN = 0.05
+
+
+def severity(c: Conflict, a: Fact, b: Fact, ctx: Context) -> Severity:
+    relevant = a.relevance >= ctx.min_fact_relevance or b.relevance >= ctx.min_fact_relevance
+    if not relevant or c.kind == "wording":
+        return "minor"
+    if c.kind == "number":
+        diff = relative_difference(*c.values)
+        if diff is not None and diff <= ctx.minor_relative_difference:
+            return "minor"
+    if c.kind == "polarity" and a.relevance >= ctx.min_fact_relevance and b.relevance >= ctx.min_fact_relevance:
+        return "critical"
+    return "major"
+
+
+def why_heavier(w: Fact, loser: Fact) -> str:
+    reasons = []
+    if w.date and loser.date and w.date > loser.date:
+        reasons.append(f"more recent ({w.date[:10]} vs {loser.date[:10]})")
+    if w.source_tier != loser.source_tier and w.source_tier == "primary":
+        reasons.append("a primary source")
+    if w.relevance > loser.relevance + 0.05:
+        reasons.append("closer to the question")
+    return ", ".join(reasons) or "better retrieved and denser in facts"
+
+
+def corroboration(value: str, fact: Fact, others: list[Fact]) -> int:
+    """How many other passages state the same value on the same point."""
+    n = 0
+    for o in others:
+        if o.chunk_id != fact.chunk_id and value.lower() in o.text.lower():
+            c = compare(fact.text, o.text)
+            if c is None or value.lower() not in " ".join(c.values).lower():
+                n += 1
+    return n
+
+
+def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int, max_rounds: int) -> Contradiction:
+    """Decide a contradiction if the rules allow it now; otherwise leave it open with the reason."""
+
+    def won(w: Fact, loser: Fact, how: str) -> Contradiction:
+        return con.model_copy(
+            update={
+                "resolved": True,
+                "winner": w.id,
+                "resolution": f"{how}: kept “{w.text}” ({w.title or w.doc_id}) over "
+                f"“{loser.text}” ({loser.title or loser.doc_id})",
+            }
+        )
+
+    heavier, lighter = (a, b) if a.weight >= b.weight else (b, a)
+    margin = heavier.weight - lighter.weight
+    if con.severity == "minor":
+        return won(
+            heavier,
+            lighter,
+            f"minor, settled by weight {heavier.weight:.2f} vs {lighter.weight:.2f}, {why_heavier(heavier, lighter)}",
+        )
+    if rounds >= 1:
+        others = [f for f in facts if f.id not in (a.id, b.id)]
+        ca, cb = corroboration(con.values[0], a, others), corroboration(con.values[1], b, others)
+        if ca != cb:
+            w, loser = (a, b) if ca > cb else (b, a)
+            return won(w, loser, f"corroborated by {max(ca, cb)} other passage(s) against {min(ca, cb)}")
+    if rounds >= max_rounds:
+        if margin >= CLEAR_MARGIN:
+            return won(
+                heavier,
+                lighter,
+                f"after {rounds} reconcile round(s), by weight {heavier.weight:.2f} vs "
+                f"{lighter.weight:.2f}: {why_heavier(heavier, lighter)}",
+            )
+        return con.model_copy(
+            update={
+                "resolution": f"unresolved after {rounds} reconcile round(s): the sources "
+                f"weigh the same ({heavier.weight:.2f} vs {lighter.weight:.2f}) and no "
+                "other passage decides it"
+            }
+        )
+    return con.model_copy(update={"resolution": "pending: targeted retrieval"})
+
+
+def detect(facts: list[Fact], ctx: Context, rounds: int, max_rounds: int) -> list[Contradiction]:
+    out = []
+    ordered = sorted(facts, key=lambda f: f.id)
+    for a, b in combinations(ordered, 2):
+        if a.chunk_id == b.chunk_id or a.text == b.text:
+            continue
+        c = compare(a.text, b.text)
+        if c is None:
+            continue
+        cid = hashlib.sha1(f"{a.id}:{b.id}".encode()).hexdigest()[:12]
+        con = Contradiction(
+            id=cid, facts=(a.id, b.id), kind=c.kind, severity=severity(c, a, b, ctx), point=c.point, values=c.values
+        )
+        out.append(settle(con, a, b, facts, rounds, max_rounds))
+    return out
+
+
+def losers(contradictions: list[Contradiction]) -> set[str]:
+    out: set[str] = set()
+    for c in contradictions:
+        if c.resolved and c.winner:
+            out.update(f for f in c.facts if f != c.winner)
+    return out
+
+
+async def detect_contradictions(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    started = time.perf_counter()
+    facts = state.get("facts", [])
+    rounds, max_rounds = state.get("reconcile_rounds", 0), state.get("max_reconcile_rounds", ctx.max_reconcile_rounds)
+    found = detect(facts, ctx, rounds, max_rounds)
+    lost = losers(found)
+    usable = [f for f in facts if f.id not in lost]
+    score = ans.support((f.relevance, f.typed) for f in usable)
+    supported = [f.id for f in sorted(usable, key=lambda f: -f.relevance) if f.relevance >= ctx.min_fact_relevance]
+    open_ = sum(1 for c in found if not c.resolved)
+    return {
+        "contradictions": found,
+        "support": score,
+        "supported": supported,
+        "trace": [
+            trace(
+                "contradictions", "extractive", started, None, f"{len(found)} found, {open_} open; support {score:.2f}"
+            )
+        ],
+    }
+
+
+def route_after_contradictions(state: State) -> Literal["reconcile", "write", "abstain"]:
+    """Reconcile while a major or critical contradiction is open and rounds remain; then write when
+    the facts support an answer, else abstain."""
+    open_ = [c for c in state.get("contradictions", []) if not c.resolved and c.severity in ("major", "critical")]
+    if open_ and state.get("reconcile_rounds", 0) < state.get("max_reconcile_rounds", 2):
+        return "reconcile"
+    if state.get("supported") and state.get("support", 0.0) >= state.get("abstain_threshold", 0.0):
+        return "write"
+    return "abstain"

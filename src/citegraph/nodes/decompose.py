@@ -1,0 +1,157 @@
+"""decompose: up to 5 sub-queries, each probing a distinct facet; a precise fact may need only one.
+
+Extractive engine: the question itself, one query per entity it names when it names several (a
+comparison or a bridge between two things: each needs its own evidence), its clauses when it joins
+several asks, and for broad and reasoning questions the facets the Agentic Hybrid RAG paper names
+(mechanism, motivation, limitations).
+
+Whatever the engine, `sanitize` enforces in code that a sub-query never brings in a number, a title
+or a name that is not in the question: such words are removed, and a sub-query left with nothing of
+its own is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from citegraph.context import Context
+from citegraph.llm import structured_call
+from citegraph.nodes import trace
+from citegraph.prompts import DECOMPOSE
+from citegraph.schemas import QueryClass, SubQuery
+from citegraph.state import State
+from citegraph.text.claims import extract_entities
+from citegraph.text.tokens import STOPWORDS
+
+_QUOTED = re.compile(r"[\"“”‘’']([^\"“”‘’']{2,})[\"“”‘’']")
+_WORD = re.compile(r"[\w'’-]+")
+_QWORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "does",
+        "did",
+        "do",
+        "is",
+        "are",
+        "was",
+        "were",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "many",
+        "much",
+        "the",
+        "a",
+        "an",
+        "of",
+    ]
+)
+_FACETS = {
+    "broad_synthesis": ["main points", "history", "limitations"],
+    "reasoning": ["causes reasons", "mechanism effects", "limitations"],
+}
+
+
+def sanitize(sub_query: str, question: str) -> str | None:
+    """Remove from a sub-query every number, quoted title and capitalised name that the question does
+    not contain; None if what is left adds nothing searchable."""
+    q_lower = question.lower()
+    q_words = {w.lower().strip("'’") for w in _WORD.findall(question)}
+    text = sub_query
+    for m in _QUOTED.finditer(sub_query):  # an invented title goes as a whole
+        if m.group(1).lower() not in q_lower:
+            text = text.replace(m.group(0), " ")
+    kept = []
+    for i, w in enumerate(_WORD.findall(text)):
+        bare = w.lower().strip("'’")
+        if any(ch.isdigit() for ch in w) and bare not in q_words:
+            continue  # a number the question does not contain
+        if w[:1].isupper() and bare not in q_words and (i > 0 or bare not in _QWORDS):
+            continue  # a name or title the question does not contain
+        kept.append(w)
+    out = " ".join(kept).strip()
+    content = [w for w in kept if w.lower() not in STOPWORDS and w.lower() not in _QWORDS]
+    return out if content else None
+
+
+def _keywords(question: str, exclude: list[str]) -> str:
+    skip = {w.lower() for e in exclude for w in e.split()}
+    words = [
+        w
+        for w in _WORD.findall(question)
+        if w.lower() not in STOPWORDS and w.lower() not in _QWORDS and w.lower() not in skip
+    ]
+    return " ".join(words)
+
+
+def extractive_sub_queries(question: str, qclass: QueryClass, limit: int) -> list[SubQuery]:
+    out = [SubQuery(text=question.strip(), facet="question")]
+    entities = list(dict.fromkeys(extract_entities(question)))
+    if len(entities) >= 2:
+        rest = _keywords(question, entities)
+        for e in entities:
+            out.append(SubQuery(text=f"{e} {rest}".strip(), facet=f"entity: {e}"))
+    # Several asks joined in one question ("X and what Y"): each clause on its own.
+    parts = [p.strip(" ,;?") for p in re.split(r";|,? and (?=(?:what|who|when|where|why|how|which)\b)", question)]
+    if len(parts) > 1:
+        out += [SubQuery(text=p, facet="clause") for p in parts if len(p.split()) >= 3]
+    topic = _keywords(question, [])
+    for facet in _FACETS.get(qclass, []):
+        out.append(SubQuery(text=f"{topic} {facet}", facet=facet))
+    return dedupe(out, question, limit)
+
+
+def dedupe(subs: list[SubQuery], question: str, limit: int) -> list[SubQuery]:
+    """Sanitize, drop empty and repeated sub-queries, keep at most `limit` (the question first)."""
+    seen: set[str] = set()
+    out = []
+    for s in subs:
+        clean = sanitize(s.text, question)
+        if not clean:
+            continue
+        key = " ".join(sorted(clean.lower().split()))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(s.model_copy(update={"text": clean}))
+    return out[:limit]
+
+
+class Decomposition(BaseModel):
+    sub_queries: list[str] = Field(description="Short search queries, each probing a distinct facet")
+
+
+async def decompose_question(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    started = time.perf_counter()
+    question, qclass = state["question"], state["query_class"]
+    limit = max(1, min(ctx.max_sub_queries, 5))
+    subs = extractive_sub_queries(question, qclass, limit)
+    fallback = None
+    if state.get("engine") == "llm":
+        prompt = DECOMPOSE.format(question=question, query_class=qclass, max_sub_queries=limit)
+        got, fallback = await structured_call(ctx, Decomposition, prompt)
+        if got is not None:
+            llm_subs = [SubQuery(text=question, facet="question")]
+            llm_subs += [SubQuery(text=t, facet="model") for t in got.sub_queries]
+            checked = dedupe(llm_subs, question, limit)
+            if len(checked) >= 1:
+                subs = checked
+    return {
+        "sub_queries": subs,
+        "trace": [trace("decompose", state.get("engine", "extractive"), started, fallback, f"{len(subs)} sub-queries")],
+    }

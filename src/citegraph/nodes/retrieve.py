@@ -1,0 +1,131 @@
+"""retrieve: one run of the hybrid retriever per sub-query (a `Send` each, in parallel); pool: the
+evidence of all sub-queries merged, deduplicated and cut to the passages facts are extracted from.
+
+The retrieval budget follows the query class; "recent" mode weighs recency more and, when enough
+passages fall inside the recent window, keeps to it. Retrieval runs in a worker thread: it reads
+SQLite and runs the encoder, which would block the server's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import date, timedelta
+
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from citegraph.context import Context
+from citegraph.nodes import trace
+from citegraph.retrievers.hybrid import shared_retriever
+from citegraph.schemas import Evidence, QueryClass
+from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
+from citegraph.text.dates import parse_date
+
+
+def budget(ctx: Context, qclass: QueryClass) -> int:
+    return {
+        "precise_fact": ctx.passages_precise,
+        "broad_synthesis": ctx.passages_broad,
+        "reasoning": ctx.passages_reasoning,
+    }[qclass]
+
+
+def as_of_date(ctx: Context, state_as_of: str | None) -> date:
+    return parse_date(state_as_of) or parse_date(ctx.as_of) or date.today()
+
+
+def fan_out_retrieval(state: State) -> list[Send] | str:
+    """After decompose: one `Send` per sub-query. After reconcile: one per targeted query (none left
+    to ask: straight to pool, which then finds nothing new)."""
+    queries = state["pending_queries"] if state.get("reconcile_rounds", 0) > 0 else state["sub_queries"]
+    tasks = []
+    for sq in queries:
+        task: RetrieveTask = {
+            "question": state["question"],
+            "mode": resolved_mode(state),
+            "query_class": state["query_class"],
+            "sub_query": sq,
+        }
+        if state.get("as_of"):
+            task["as_of"] = state["as_of"]
+        tasks.append(Send("retrieve", task))
+    return tasks or "pool"
+
+
+def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
+    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
+    ref = as_of_date(ctx, task.get("as_of"))
+    m = budget(ctx, task["query_class"])
+    query = task["sub_query"].text
+    if task["mode"] == "recent":
+        settings = ctx.retrieval(m, ctx.temporal_weight_recent)
+        recent = retriever.search(
+            query, settings=settings, as_of=ref, since=ref - timedelta(days=ctx.recent_window_days)
+        )
+        if len(recent.results) >= min(3, m):
+            return recent.results, f"recent window: since {ref - timedelta(days=ctx.recent_window_days)}"
+        # Too little inside the window: search everything, still weighing recency heavily.
+        return retriever.search(query, settings=settings, as_of=ref).results, "recent window too thin: all dates"
+    return retriever.search(query, settings=ctx.retrieval(m), as_of=ref).results, ""
+
+
+async def retrieve(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
+    started = time.perf_counter()
+    results, note = await asyncio.to_thread(_search, runtime.context, state)
+    sq = state["sub_query"]
+    evidence = [e.model_copy(update={"sub_query": sq.text}) for e in results]
+    detail = f"{sq.facet}: {len(evidence)} passages" + (f" ({note})" if note else "")
+    return {"evidence": evidence, "trace": [trace("retrieve", "extractive", started, None, detail)]}
+
+
+def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: set[str]) -> list[str]:
+    """Pick the passages to read: round-robin over the sub-queries' own rankings (each facet gets
+    its best passages in before any facet gets its third), skipping ones already read."""
+    by_query: dict[str, list[Evidence]] = {}
+    for e in sorted(evidence, key=lambda e: -e.scores.get("final", 0.0)):
+        by_query.setdefault(e.sub_query or "", []).append(e)
+    order = [q for q in sub_queries if q in by_query] + [q for q in by_query if q not in sub_queries]
+    chosen: list[str] = []
+    depth = 0
+    while len(chosen) < top_m and any(depth < len(by_query[q]) for q in order):
+        for q in order:
+            if depth < len(by_query[q]):
+                cid = by_query[q][depth].chunk_id
+                if cid not in chosen and cid not in already:
+                    chosen.append(cid)
+                    if len(chosen) == top_m:
+                        break
+        depth += 1
+    return chosen
+
+
+async def pool_evidence(state: State, runtime: Runtime[Context]) -> dict:
+    started = time.perf_counter()
+    ctx = runtime.context
+    round_ = state.get("reconcile_rounds", 0)
+    queries = [q.text for q in (state["pending_queries"] if round_ > 0 else state["sub_queries"])]
+    already = set(state.get("extracted", []))
+    # A reconcile round reads a few new passages per targeted query; the first round fills the budget.
+    top_m = ctx.evidence_top_m if round_ == 0 else max(2, len(queries) * 2)
+    chosen = pool(state.get("evidence", []), queries, top_m, already)
+    return {
+        "selected": chosen,
+        "trace": [trace("pool", "extractive", started, None, f"{len(chosen)} new passages to read")],
+    }
+
+
+def fan_out_extraction(state: State) -> list[Send] | str:
+    """One `Send` to extract per newly selected passage; straight to contradictions if none."""
+    by_id = {e.chunk_id: e for e in state.get("evidence", [])}
+    tasks = []
+    for cid in state.get("selected", []):
+        if cid in by_id:
+            task: ExtractTask = {
+                "question": state["question"],
+                "query_class": state["query_class"],
+                "engine": state.get("engine", "extractive"),
+                "evidence": by_id[cid],
+            }
+            tasks.append(Send("extract", task))
+    return tasks or "contradictions"

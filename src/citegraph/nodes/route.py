@@ -1,0 +1,136 @@
+"""route: pick the mode (recent / corpus / direct), the query class (precise fact / broad synthesis /
+reasoning) and domain tags. The class sets the retrieval budget downstream.
+
+Extractive engine: cue words. "direct" (no retrieval) is only chosen when a model can answer; a
+question forced to "direct" without a model is abstained on by the router after this node.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from citegraph.context import Context
+from citegraph.llm import engine_name, structured_call
+from citegraph.nodes import trace
+from citegraph.prompts import ROUTE
+from citegraph.schemas import Mode, QueryClass
+from citegraph.state import State
+from citegraph.text.claims import extract_entities
+from citegraph.text.tokens import STOPWORDS
+
+_RECENT = re.compile(
+    r"\b(latest|current(ly)?|now|nowadays|today|recent(ly)?|this (year|month|week)|so far|as of|at present|"
+    r"up to date|upcoming|newest|most recent|still)\b",
+    re.IGNORECASE,
+)
+_REASONING = re.compile(
+    r"^\s*(why|how (do|does|did|can|could|would|is|are|was|were|has|have)|explain|what (causes|caused|explains|"
+    r"would|if)|in what way)\b|\b(because|lead to|leads to|led to|result in|results in|impact of|effect of|"
+    r"effects of|cause of|causes of|reason for|reasons for|consequences?)\b",
+    re.IGNORECASE,
+)
+_BROAD = re.compile(
+    r"^\s*(describe|summari[sz]e|overview|discuss|compare|list|outline|tell me about|give an overview|"
+    r"what (are|were) (the|some) (main|key|major|different|various))\b|\b(main|key|major|overall|various|"
+    r"different) (points|aspects|themes|issues|factors|challenges|priorities|arguments|ideas)\b",
+    re.IGNORECASE,
+)
+_DIRECT = re.compile(
+    r"^\s*(hi|hello|hey|thanks|thank you)\b|^\s*(what is|compute|calculate)\s+[\d\s+*/().-]+\??$", re.IGNORECASE
+)
+_QWORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "does",
+        "did",
+        "do",
+        "is",
+        "are",
+        "was",
+        "were",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "many",
+        "much",
+    ]
+)
+
+
+def classify(question: str) -> tuple[QueryClass, list[str]]:
+    """Query class and up to five domain tags (the question's entities, then its content words)."""
+    if _REASONING.search(question):
+        qclass: QueryClass = "reasoning"
+    elif _BROAD.search(question):
+        qclass = "broad_synthesis"
+    else:
+        qclass = "precise_fact"
+    tags = [e.lower() for e in extract_entities(question)]
+    for w in re.findall(r"[A-Za-z][\w-]+", question.lower()):
+        if w not in STOPWORDS and w not in _QWORDS and len(w) > 3 and not any(w in t for t in tags):
+            tags.append(w)
+    return qclass, tags[:5]
+
+
+def pick_mode(question: str, has_llm: bool) -> Mode:
+    if has_llm and _DIRECT.search(question):
+        return "direct"
+    return "recent" if _RECENT.search(question) else "corpus"
+
+
+class RouteDecision(BaseModel):
+    mode: Literal["recent", "corpus", "direct"] = Field(description="recent, corpus or direct")
+    query_class: Literal["precise_fact", "broad_synthesis", "reasoning"]
+    domains: list[str] = Field(default_factory=list, description="Up to 5 topic tags from the question")
+
+
+async def route_question(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    started = time.perf_counter()
+    question = state["question"].strip()
+    if not question:
+        raise ValueError("the question is empty")
+    forced = state.get("mode", "auto")
+    engine = engine_name(ctx)
+    qclass, domains = classify(question)
+    mode: Mode = pick_mode(question, ctx.has_llm)
+    fallback = None
+    if ctx.has_llm:
+        decision, fallback = await structured_call(ctx, RouteDecision, ROUTE.format(question=question))
+        if decision is not None:
+            qclass, mode = decision.query_class, decision.mode
+            domains = [d.strip().lower() for d in decision.domains if d.strip()][:5] or domains
+    if forced in ("recent", "corpus", "direct"):
+        mode = forced
+    return {
+        "mode": mode,
+        "query_class": qclass,
+        "domains": domains,
+        "engine": engine,
+        "reconcile_rounds": 0,
+        "max_reconcile_rounds": ctx.max_reconcile_rounds,
+        "abstain_threshold": ctx.abstain_threshold,
+        "trace": [trace("route", engine, started, fallback, f"{mode}, {qclass}")],
+    }
+
+
+def route_after_route(state: State) -> Literal["decompose", "write", "abstain"]:
+    """direct → write (with a model) or abstain (without one); recent / corpus → decompose."""
+    if state["mode"] == "direct":
+        return "write" if state.get("engine") == "llm" else "abstain"
+    return "decompose"

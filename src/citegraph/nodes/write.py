@@ -1,0 +1,223 @@
+"""write: the answer, every sentence of it cited, with a one-to-one reference list and the conflicts.
+
+Extractive engine: the best supported facts (relevance first, then weight; near-repeats skipped),
+each quoted as a sentence with its citation. Facts that lost a contradiction are not used; an
+unresolved contradiction on a used fact becomes a sentence that states both sides, each cited.
+LLM engine: the model writes sentences and names the facts each rests on.
+
+Whatever wrote them, `validate` checks every sentence before the answer leaves the graph: a sentence
+with no citation, or citing a fact that was never extracted from retrieved evidence, is dropped; a
+model's sentence must not bring a number its cited facts do not hold; each quote must still be found
+in its passage at its span. References are numbered in order of first citation, one per quoted fact.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from citegraph.context import Context
+from citegraph.llm import structured_call, text_call
+from citegraph.nodes import trace, with_trace
+from citegraph.prompts import ABSTAIN, DIRECT, WRITE
+from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, Sentence
+from citegraph.state import State, resolved_mode
+from citegraph.text.claims import extract_numbers
+from citegraph.text.tokens import tokenize
+
+_MARK = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+
+
+def max_sentences(ctx: Context, qclass: str) -> int:
+    return {
+        "precise_fact": ctx.sentences_precise,
+        "broad_synthesis": ctx.sentences_broad,
+        "reasoning": ctx.sentences_reasoning,
+    }.get(qclass, ctx.sentences_precise)
+
+
+def _similar(a: str, b: str) -> bool:
+    ta, tb = set(tokenize(a)), set(tokenize(b))
+    return bool(ta and tb) and len(ta & tb) / len(ta | tb) > 0.6
+
+
+def choose_facts(facts: list[Fact], supported: list[str], excluded: set[str], limit: int) -> list[Fact]:
+    by_id = {f.id: f for f in facts}
+    ranked = sorted(
+        (by_id[i] for i in supported if i in by_id and i not in excluded),
+        key=lambda f: (-(f.relevance if f.typed else f.relevance * 0.75), -f.weight),
+    )
+    chosen: list[Fact] = []
+    for f in ranked:
+        if not any(_similar(f.text, c.text) for c in chosen):
+            chosen.append(f)
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+def extractive_plan(
+    chosen: list[Fact], facts: list[Fact], contradictions: list[Contradiction]
+) -> list[tuple[str, list[str]]]:
+    """(sentence without markers, fact ids it cites) for each sentence of the answer."""
+    by_id = {f.id: f for f in facts}
+    plan = [(f.text.strip(), [f.id]) for f in chosen]
+    used = {f.id for f in chosen}
+    for c in contradictions:
+        if c.resolved or not (set(c.facts) & used):
+            continue
+        a, b = (by_id.get(i) for i in c.facts)
+        if a and b:
+            plan.append(
+                (
+                    f"The sources disagree on {c.point or 'this point'}: "
+                    f"{a.title or a.doc_id} says {c.values[0]}, {b.title or b.doc_id} says {c.values[1]}",
+                    [a.id, b.id],
+                )
+            )
+    return plan
+
+
+def _with_marks(text: str, marks: list[int]) -> str:
+    text = _MARK.sub("", text).strip()
+    cite = "".join(f"[{n}]" for n in marks)
+    m = re.search(r"[.!?]+[\"'’”)]*$", text)
+    if m:
+        return f"{text[: m.start()]} {cite}{text[m.start() :]}"
+    return f"{text} {cite}."
+
+
+def validate(
+    plan: list[tuple[str, list[str]]], facts: list[Fact], evidence: list[Evidence], from_model: bool
+) -> tuple[list[Sentence], list[Reference], list[str]]:
+    """Sentences with [n] markers and their reference list; plus what was dropped and why."""
+    by_id = {f.id: f for f in facts}
+    passages = {e.chunk_id: e for e in evidence}
+    refs: dict[str, Reference] = {}
+    sentences: list[Sentence] = []
+    dropped: list[str] = []
+    for text, ids in plan:
+        cited = []
+        for fid in dict.fromkeys(ids):
+            f = by_id.get(fid)
+            ev = passages.get(f.chunk_id) if f else None
+            if f is None or ev is None:
+                continue  # a citation to evidence that was never retrieved
+            a, z = f.span[0] - ev.span[0], f.span[1] - ev.span[0]
+            if ev.text[a:z] != f.text:
+                continue  # the quote is not where it claims to be
+            cited.append(f)
+        if not cited:
+            dropped.append(f"no valid citation: {text[:80]}")
+            continue
+        if from_model:
+            held = {n for f in cited for n in extract_numbers(f.text)}
+            extra = [n for n in extract_numbers(_MARK.sub("", text)) if n not in held]
+            if extra:
+                dropped.append(f"number(s) {', '.join(extra)} not in the cited facts: {text[:80]}")
+                continue
+        marks = []
+        for f in cited:
+            if f.id not in refs:
+                refs[f.id] = Reference(
+                    n=len(refs) + 1,
+                    doc_id=f.doc_id,
+                    chunk_id=f.chunk_id,
+                    title=f.title,
+                    date=f.date,
+                    source=passages[f.chunk_id].source,
+                    span=f.span,
+                    quote=f.text,
+                    locator=(f"p. {f.page}, " if f.page else "") + f"chars {f.span[0]}-{f.span[1]}",
+                )
+            marks.append(refs[f.id].n)
+        sentences.append(Sentence(text=_with_marks(text, marks), citations=marks))
+    return sentences, list(refs.values()), dropped
+
+
+class Written(BaseModel):
+    class Item(BaseModel):
+        text: str = Field(description="One sentence of the answer, without citation markers")
+        fact_ids: list[int] = Field(description="Numbers of the facts this sentence rests on")
+
+    sentences: list[Item] = Field(default_factory=list)
+
+
+async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    started = time.perf_counter()
+    question, engine = state["question"], state.get("engine", "extractive")
+    base: dict[str, Any] = {
+        "question": question,
+        "mode": resolved_mode(state),
+        "query_class": state["query_class"],
+        "sub_queries": [q.text for q in state.get("sub_queries", [])],
+        "engine": engine,
+        "reconcile_rounds": state.get("reconcile_rounds", 0),
+    }
+    if state["mode"] == "direct":
+        text, fallback = await text_call(ctx, DIRECT.format(question=question))
+        answer = Answer(
+            **base,
+            answer=text or ABSTAIN,
+            abstained=text is None,
+            cited=False,
+            abstain_reason="" if text else f"the model did not answer ({fallback})",
+        )
+        event = trace("write", engine, started, fallback, "direct, uncited")
+        return {"answer": with_trace(answer, [*state.get("trace", []), event]), "trace": [event]}
+
+    facts, contradictions = state.get("facts", []), state.get("contradictions", [])
+    lost = {f for c in contradictions if c.resolved and c.winner for f in c.facts if f != c.winner}
+    limit = max_sentences(ctx, state["query_class"])
+    chosen = choose_facts(facts, state.get("supported", []), lost, limit)
+    plan = extractive_plan(chosen, facts, contradictions)
+    from_model, fallback = False, None
+    if engine == "llm" and chosen:
+        numbered = {i + 1: f for i, f in enumerate(chosen)}
+        conflicts = "".join(
+            f"Sources disagree on {c.point}: {c.values[0]} vs {c.values[1]} ({c.resolution}).\n"
+            for c in contradictions
+            if c.severity != "minor"
+        )
+        prompt = WRITE.format(
+            question=question,
+            max_sentences=limit,
+            abstain=ABSTAIN,
+            conflicts=("\n" + conflicts) if conflicts else "",
+            facts="\n".join(
+                f"{i}. {f.text} ({f.title or f.doc_id}{', ' + f.date if f.date else ''})" for i, f in numbered.items()
+            ),
+        )
+        got, fallback = await structured_call(ctx, Written, prompt)
+        if got is not None and got.sentences:
+            model_plan = [(s.text, [numbered[i].id for i in s.fact_ids if i in numbered]) for s in got.sentences]
+            sentences, refs, dropped = validate(model_plan, facts, state.get("evidence", []), from_model=True)
+            if sentences:
+                plan, from_model = model_plan, True
+            else:
+                fallback = "every sentence the model wrote failed validation: " + "; ".join(dropped[:3])
+    sentences, refs, dropped = validate(plan, facts, state.get("evidence", []), from_model=from_model)
+    answer = Answer(
+        **base,
+        answer=" ".join(s.text for s in sentences),
+        sentences=sentences,
+        references=refs,
+        facts=facts,
+        contradictions=contradictions,
+    )
+    if not sentences:  # nothing survived validation: say so rather than return an empty answer
+        answer = answer.model_copy(
+            update={
+                "abstained": True,
+                "answer": ABSTAIN,
+                "abstain_reason": "no sentence could be cited to retrieved evidence",
+            }
+        )
+    detail = f"{len(sentences)} sentences, {len(refs)} references" + (f"; dropped {len(dropped)}" if dropped else "")
+    event = trace("write", engine, started, fallback, detail)
+    return {"answer": with_trace(answer, [*state.get("trace", []), event]), "trace": [event]}

@@ -1,0 +1,49 @@
+"""Prompt templates for the LLM engine, and the one abstention phrase shared by prompts, code and
+tests. Each template asks for structured output (pydantic schemas in the node modules)."""
+
+# Said, verbatim, at the start of every abstention: by the abstain node, by the writer prompt's
+# instructions, and checked by tests and evaluation.
+ABSTAIN = "The corpus does not hold enough evidence to answer this question."
+
+ROUTE = """You route questions for a question-answering system over a document corpus.
+Decide:
+- mode: "recent" if the answer depends on how things stand now or lately (latest, current, this year);
+  "direct" only for questions that need no documents at all (arithmetic, a greeting, a definition of a
+  common word); otherwise "corpus".
+- query_class: "precise_fact" (one fact: who, when, how many), "broad_synthesis" (an overview across
+  sources), or "reasoning" (why / how / what follows).
+- domains: up to 5 short topic tags taken from the question.
+
+Question: {question}"""
+
+DECOMPOSE = """Break the question into at most {max_sub_queries} short search queries for a search engine
+over the corpus. Each query probes a distinct facet (for example: each entity the question names, the
+mechanism, the motivation, the limitations). A question about one precise fact needs only one query.
+Rules: use only words, names and numbers that appear in the question or are generic search terms; never
+add a number, a title or a named work that is not in the question.
+
+Question: {question}
+Query class: {query_class}"""
+
+EXTRACT = """From the passage below, copy the sentences that state facts bearing on the question.
+Copy each fact verbatim (an exact substring of the passage), at most {max_facts}. If nothing in the
+passage bears on the question, return an empty list.
+
+Question: {question}
+
+Passage ({title}):
+{passage}"""
+
+WRITE = """Answer the question using only the numbered facts. Write at most {max_sentences} sentences.
+Every sentence must cite the facts it rests on by their numbers in `fact_ids`; do not write citation
+markers in the text. Use no number, name or claim that is not in the cited facts. If the facts do not
+answer the question, return no sentences (the system will then say: "{abstain}").
+{conflicts}
+Question: {question}
+
+Facts:
+{facts}"""
+
+DIRECT = """Answer briefly and plainly. This answer will be shown as uncited (no documents were used).
+
+Question: {question}"""

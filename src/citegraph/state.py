@@ -1,0 +1,96 @@
+"""The evidence graph's typed state: what goes in (InputState), what flows between nodes (State),
+what comes out (OutputState). Fields written by parallel branches (retrieve and extract run once
+per sub-query and once per passage, in parallel) have reducers that merge and dedup by id.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Literal, NotRequired, TypedDict
+
+from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Mode, QueryClass, SubQuery, TraceEvent
+
+Engine = Literal["llm", "extractive"]
+
+
+def merge_evidence(old: list[Evidence], new: list[Evidence]) -> list[Evidence]:
+    """Pool evidence across sub-queries: one entry per passage, keeping its best-scored retrieval."""
+    pool = {e.chunk_id: e for e in old}
+    for e in new:
+        cur = pool.get(e.chunk_id)
+        if cur is None or e.scores.get("final", 0.0) > cur.scores.get("final", 0.0):
+            pool[e.chunk_id] = e
+    return list(pool.values())
+
+
+def merge_facts(old: list[Fact], new: list[Fact]) -> list[Fact]:
+    """One entry per fact id (the same quote extracted twice is one fact)."""
+    pool = {f.id: f for f in old}
+    for f in new:
+        pool.setdefault(f.id, f)
+    return list(pool.values())
+
+
+def merge_ids(old: list[str], new: list[str]) -> list[str]:
+    return list(dict.fromkeys([*old, *new]))
+
+
+ModeRequest = Literal["auto", "recent", "corpus", "direct"]
+
+
+class InputState(TypedDict):
+    """What a caller gives: the question, and optionally a forced mode and a reference date."""
+
+    question: str
+    mode: NotRequired[ModeRequest]  # "auto" (or absent) until route resolves it
+    as_of: NotRequired[str]
+
+
+class State(InputState):
+    query_class: QueryClass
+    domains: list[str]
+    engine: Engine
+    sub_queries: list[SubQuery]
+    # Evidence pooled from every retrieval; `selected` are the passages facts are extracted from.
+    evidence: Annotated[list[Evidence], merge_evidence]
+    selected: list[str]
+    extracted: Annotated[list[str], merge_ids]  # passages already read by `extract`
+    facts: Annotated[list[Fact], merge_facts]
+    contradictions: list[Contradiction]
+    support: float  # how well the facts answer the question (text/answerability.py)
+    supported: list[str]  # ids of facts that bear on the question
+    abstain_threshold: float
+    reconcile_rounds: int
+    max_reconcile_rounds: int
+    pending_queries: list[SubQuery]  # the targeted queries of the current reconcile round
+    answer: Answer
+    trace: Annotated[list[TraceEvent], operator.add]
+
+
+def resolved_mode(state: State) -> Mode:
+    """The mode route chose (the same key holds the caller's request before route runs)."""
+    mode = state.get("mode", "corpus")
+    return "corpus" if mode == "auto" else mode
+
+
+class OutputState(TypedDict):
+    answer: Answer
+
+
+class RetrieveTask(TypedDict):
+    """The payload of one `Send` to retrieve: a sub-query and what the retriever needs to know."""
+
+    question: str
+    mode: Mode
+    query_class: QueryClass
+    sub_query: SubQuery
+    as_of: NotRequired[str]
+
+
+class ExtractTask(TypedDict):
+    """The payload of one `Send` to extract: one passage."""
+
+    question: str
+    query_class: QueryClass
+    engine: Engine
+    evidence: Evidence
