@@ -13,6 +13,7 @@ export ANONYMIZED_TELEMETRY := False
 export LANGGRAPH_NO_VERSION_CHECK := true
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
+export LANGGRAPH_STRICT_MSGPACK := true
 
 .PHONY: setup demo test lint bench clean
 

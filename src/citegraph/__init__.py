@@ -15,6 +15,8 @@ for _key, _value in {
     "ANONYMIZED_TELEMETRY": "False",
     "TOKENIZERS_PARALLELISM": "false",
     "LANGGRAPH_NO_VERSION_CHECK": "true",
+    # Checkpoints deserialize only the types the graph's state declares (ours included).
+    "LANGGRAPH_STRICT_MSGPACK": "true",
 }.items():
     _os.environ.setdefault(_key, _value)
 

@@ -156,8 +156,9 @@ class Context:
     min_fact_relevance: float = 0.35
     # Abstain when the best support for an answer falls below this (see text/answerability.py).
     abstain_threshold: float = 0.45
-    # Contradictions: numbers within this relative difference disagree only in a detail (minor).
-    minor_relative_difference: float = 0.05
+    # Contradictions: numbers within this relative difference (or one a rounding of the other)
+    # disagree only in a detail (minor).
+    minor_relative_difference: float = 0.01
     max_reconcile_rounds: int = 2
     # Answer length by query class (sentences).
     sentences_precise: int = 2

@@ -152,10 +152,12 @@ class Answer(BaseModel):
             lines += ["", "References"]
             for r in self.references:
                 date = f", {r.date}" if r.date else ""
-                lines.append(f'[{r.n}] {r.title or r.doc_id}{date} ({r.doc_id}, {r.locator}): "{r.quote}"')
+                quote = " ".join(r.quote.split())
+                lines.append(f'[{r.n}] {r.title or r.doc_id}{date} ({r.doc_id}, {r.locator}): "{quote}"')
         if self.contradictions:
             lines += ["", "Conflicts"]
             for c in self.contradictions:
                 state = "settled" if c.resolved else "UNRESOLVED"
-                lines.append(f"- [{c.severity}, {state}] {c.point}: {c.values[0]} vs {c.values[1]}. {c.resolution}")
+                resolution = " ".join(c.resolution.split())
+                lines.append(f"- [{c.severity}, {state}] {c.point}: {c.values[0]} vs {c.values[1]}. {resolution}")
         return "\n".join(lines)

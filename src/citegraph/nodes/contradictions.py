@@ -28,7 +28,7 @@ from citegraph.nodes import trace
 from citegraph.schemas import Contradiction, Fact, Severity
 from citegraph.state import State
 from citegraph.text import answerability as ans
-from citegraph.text.conflicts import Conflict, compare, relative_difference
+from citegraph.text.conflicts import Conflict, compare, is_rounding, relative_difference
 
 # A fact outweighs another when its weight is higher by at least this much.
 CLEAR_MARGIN = 0.05
@@ -40,7 +40,9 @@ def severity(c: Conflict, a: Fact, b: Fact, ctx: Context) -> Severity:
         return "minor"
     if c.kind == "number":
         diff = relative_difference(*c.values)
-        if diff is not None and diff <= ctx.minor_relative_difference:
+        # A rounding ("about 300" for 310) is a detail only while it stays close (5%).
+        rounded = is_rounding(*c.values) and diff is not None and diff <= 0.05
+        if rounded or (diff is not None and diff <= ctx.minor_relative_difference):
             return "minor"
     if c.kind == "polarity" and a.relevance >= ctx.min_fact_relevance and b.relevance >= ctx.min_fact_relevance:
         return "critical"
@@ -97,6 +99,13 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
             w, loser = (a, b) if ca > cb else (b, a)
             return won(w, loser, f"corroborated by {max(ca, cb)} other passage(s) against {min(ca, cb)}")
     if rounds >= max_rounds:
+        # Dated sources that still disagree after the targeted retrieval: the later one supersedes
+        # the earlier (figures get revised, counts go up); the resolution says so, so a reader can
+        # disagree with the rule.
+        if a.date and b.date and a.date[:10] != b.date[:10]:
+            newer, older = (a, b) if a.date > b.date else (b, a)
+            when = f"{(newer.date or '')[:10]} supersedes {(older.date or '')[:10]}"
+            return won(newer, older, f"settled by recency after {rounds} reconcile round(s): {when}")
         if margin >= CLEAR_MARGIN:
             return won(
                 heavier,
@@ -106,9 +115,9 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
             )
         return con.model_copy(
             update={
-                "resolution": f"unresolved after {rounds} reconcile round(s): the sources "
-                f"weigh the same ({heavier.weight:.2f} vs {lighter.weight:.2f}) and no "
-                "other passage decides it"
+                "resolution": f"unresolved after {rounds} reconcile round(s): no other passage "
+                f"sides with either, neither is dated later, and they weigh the same ({heavier.weight:.2f} vs "
+                f"{lighter.weight:.2f})"
             }
         )
     return con.model_copy(update={"resolution": "pending: targeted retrieval"})

@@ -74,6 +74,23 @@ def make_fact(ev: Evidence, c: Claim, rel: float, typed: bool, weight: float) ->
     )
 
 
+_PRONOUN = re.compile(
+    r"^(it|its|he|his|she|her|they|their|this|these|that|those|the (city|company|band|film|"
+    r"album|plant|country|state|team|group|book|river|building))\b",
+    re.IGNORECASE,
+)
+
+
+def reading(c: Claim, passage_claims: list[Claim], title: str) -> str:
+    """The text a claim is judged by: itself, or, when it opens with a pronoun ("It stands 3,357
+    metres tall"), itself after the subject it refers to (the last name the passage mentioned)."""
+    if not _PRONOUN.match(c.text):
+        return c.text
+    before = [p for p in passage_claims if p.start < c.start and p.entities]
+    subject = before[-1].entities[0] if before else title
+    return f"{subject}: {c.text}" if subject else c.text
+
+
 def score_claims(
     question: str, ev: Evidence, cands: list[Claim], idf: dict[str, float]
 ) -> list[tuple[Claim, float, bool]]:
@@ -82,13 +99,15 @@ def score_claims(
         return []
     terms = ans.question_terms(question)
     kind = ans.answer_type(question)
+    context = claims(ev.text)
+    texts = [reading(c, context, ev.title) for c in cands]
     emb = get_embedder()
     qvec = emb.encode_query(question)  # cached: every passage's extraction asks for it
-    cos = emb.encode([c.text for c in cands]) @ qvec
+    cos = emb.encode(texts) @ qvec
     passage_cov = ans.coverage(terms, idf, ev.text)
     out = []
-    for c, cs in zip(cands, cos, strict=True):
-        cov = 0.7 * ans.coverage(terms, idf, c.text) + 0.3 * passage_cov
+    for c, text, cs in zip(cands, texts, cos, strict=True):
+        cov = 0.7 * ans.coverage(terms, idf, text) + 0.3 * passage_cov
         out.append((c, ans.relevance(float(cs), cov), ans.has_answer_type(kind, c, question)))
     return out
 
@@ -98,7 +117,7 @@ def extractive_facts(question: str, ev: Evidence, idf: dict[str, float], limit: 
     found = [c for c in claims(ev.text) if not c.question]
     if not found:
         return []
-    lexical = sorted(found, key=lambda c: -ans.coverage(terms, idf, c.text))[:PREFILTER]
+    lexical = sorted(found, key=lambda c: -ans.coverage(terms, idf, reading(c, found, ev.title)))[:PREFILTER]
     scored = score_claims(question, ev, lexical, idf)
     scored.sort(key=lambda x: -(x[1] if x[2] else x[1] * ans.TYPE_DISCOUNT))
     return scored[:limit]

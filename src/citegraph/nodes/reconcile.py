@@ -29,7 +29,11 @@ def targeted_queries(state: State) -> list[SubQuery]:
         for fid, value in zip(c.facts, c.values, strict=True):
             fact = facts.get(fid)
             point = c.point or (fact.text if fact else "")
-            text = f"{point} {value}".strip() if c.kind != "polarity" else (fact.text if fact else point)
+            # Round 1 asks for the point with each value; later rounds quote each fact whole.
+            if c.kind == "polarity" or rounds > 1:
+                text = " ".join((fact.text if fact else point).split())
+            else:
+                text = f"{point} {value}".strip()
             if text and text not in seen:
                 seen.add(text)
                 out.append(SubQuery(text=text, facet=f"conflict: {c.kind}", round=rounds))

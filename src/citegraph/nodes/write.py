@@ -45,14 +45,23 @@ def _similar(a: str, b: str) -> bool:
     return bool(ta and tb) and len(ta & tb) / len(ta | tb) > 0.6
 
 
+# A further sentence must be nearly as relevant as the best one: a short answer beats a padded one.
+KEEP_RELATIVE = 0.75
+
+
 def choose_facts(facts: list[Fact], supported: list[str], excluded: set[str], limit: int) -> list[Fact]:
     by_id = {f.id: f for f in facts}
+
+    def score(f: Fact) -> float:
+        return f.relevance if f.typed else f.relevance * 0.75
+
     ranked = sorted(
-        (by_id[i] for i in supported if i in by_id and i not in excluded),
-        key=lambda f: (-(f.relevance if f.typed else f.relevance * 0.75), -f.weight),
+        (by_id[i] for i in supported if i in by_id and i not in excluded), key=lambda f: (-score(f), -f.weight)
     )
     chosen: list[Fact] = []
     for f in ranked:
+        if chosen and score(f) < KEEP_RELATIVE * score(chosen[0]):
+            break
         if not any(_similar(f.text, c.text) for c in chosen):
             chosen.append(f)
         if len(chosen) == limit:
@@ -74,16 +83,20 @@ def extractive_plan(
         if a and b:
             plan.append(
                 (
-                    f"The sources disagree on {c.point or 'this point'}: "
-                    f"{a.title or a.doc_id} says {c.values[0]}, {b.title or b.doc_id} says {c.values[1]}",
+                    f"The sources disagree here: {source_name(a)} says {c.values[0]}, "
+                    f"{source_name(b)} says {c.values[1]}",
                     [a.id, b.id],
                 )
             )
     return plan
 
 
+def source_name(f: Fact) -> str:
+    return f"{f.title or f.doc_id}" + (f" ({f.date[:10]})" if f.date else "")
+
+
 def _with_marks(text: str, marks: list[int]) -> str:
-    text = _MARK.sub("", text).strip()
+    text = " ".join(_MARK.sub("", text).split())  # one line: quotes may span source line breaks
     cite = "".join(f"[{n}]" for n in marks)
     m = re.search(r"[.!?]+[\"'’”)]*$", text)
     if m:

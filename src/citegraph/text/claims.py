@@ -33,7 +33,7 @@ _DATE = re.compile(
     rf"(?:{_MONTHS})\.?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}}|(?:1[5-9]|20)\d{{2}}s?)\b",
     re.IGNORECASE,
 )
-_ENTITY = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'’.-]*)*")
+_ENTITY = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|for|de|la|du|der|von|van|and|&)?\s*[A-Z][\w'’.-]*)*")
 _HEDGE = re.compile(
     r"\b(may|might|could|possibly|perhaps|probably|likely|unlikely|suggests?|appears?|seems?|"
     r"believed?|thinks?|hopes?|estimated?|approximately|about|around|roughly|reportedly|allegedly|"
@@ -89,6 +89,11 @@ _SENT_START_WORDS = frozenset(
         "There",
         "Here",
     ]
+)
+# Question and imperative openers are capitalised but never names.
+_SENT_START_WORDS |= frozenset(
+    "What Which Who Whom Whose When Where Why How Is Are Was Were Do Does Did Can Could Would Should Will "
+    "Name List Describe Explain Compare Summarize Summarise Tell Give".split()
 )
 
 

@@ -137,6 +137,27 @@ def compare(a: str, b: str) -> Conflict | None:
     return None
 
 
+def is_rounding(a: str, b: str) -> bool:
+    """One value is the other rounded to fewer significant digits ("3.5 million" / "3,512,000")."""
+    na, nb = extract_numbers(a), extract_numbers(b)
+    if not na or not nb:
+        return False
+    x, y = float(na[0].rstrip("%")), float(nb[0].rstrip("%"))
+    if x == y:
+        return True
+
+    def digits(v: float) -> int:  # significant digits as written
+        return len(f"{v:.15g}".replace("-", "").replace(".", "").strip("0")) or 1
+
+    coarse, fine = (x, y) if digits(x) < digits(y) else (y, x)
+    if digits(coarse) == digits(fine):
+        return False
+    from math import floor, log10
+
+    scale = 10 ** (floor(log10(abs(fine))) - digits(coarse) + 1) if fine else 1
+    return bool(round(fine / scale) * scale == coarse)
+
+
 def relative_difference(a: str, b: str) -> float | None:
     """|a - b| / max(|a|, |b|) for the first number of each value, or None."""
     na, nb = extract_numbers(a), extract_numbers(b)

@@ -1,0 +1,146 @@
+"""Each node's own logic, on hand-built inputs: decomposition and its guard, pooling, contradiction
+detection and settling, the writer's validator."""
+
+from citegraph.context import Context
+from citegraph.nodes.contradictions import detect, losers
+from citegraph.nodes.decompose import extractive_sub_queries, sanitize
+from citegraph.nodes.retrieve import pool
+from citegraph.nodes.write import validate
+from citegraph.schemas import Evidence, Fact
+from citegraph.text.conflicts import compare
+
+
+def test_sanitize_refuses_invented_numbers_titles_and_names():
+    q = "How did the Britannia plant's output change?"
+    assert sanitize("Britannia plant output 2019 decline", q) == "Britannia plant output decline"
+    assert sanitize('Britannia plant "Annual Water Report" output', q) == "Britannia plant output"
+    assert sanitize("Ottawa Britannia plant output", q) == "Britannia plant output"
+    assert sanitize("2019 2020", q) is None  # nothing of its own left
+    assert sanitize("output in 2018", "What was the output in 2018?") == "output in 2018"
+
+
+def test_decomposition_probes_each_entity_and_respects_the_limit():
+    subs = extractive_sub_queries(
+        "Which magazine was started first Arthur's Magazine or First for Women?", "precise_fact", 5
+    )
+    texts = [s.text for s in subs]
+    assert texts[0].startswith("Which magazine")
+    assert any(t.startswith("Arthur's Magazine") for t in texts)
+    assert any(t.startswith("First for Women") for t in texts)
+    broad = extractive_sub_queries("Summarize the main challenges of water treatment", "broad_synthesis", 3)
+    assert len(broad) == 3 and broad[0].facet == "question"
+    assert len(extractive_sub_queries("How tall is Mount Etna?", "precise_fact", 5)) == 1
+
+
+def _ev(cid, q, score):
+    return Evidence(chunk_id=cid, doc_id=cid.split(":")[0], text="t", span=(0, 1), scores={"final": score}, sub_query=q)
+
+
+def test_pool_round_robins_over_sub_queries():
+    ev = [
+        _ev("a:1:0", "q1", 0.9),
+        _ev("b:1:0", "q1", 0.8),
+        _ev("c:1:0", "q1", 0.7),
+        _ev("d:1:0", "q2", 0.3),
+        _ev("e:1:0", "q2", 0.2),
+    ]
+    assert pool(ev, ["q1", "q2"], 3, set()) == ["a:1:0", "d:1:0", "b:1:0"]
+    assert pool(ev, ["q1", "q2"], 3, {"a:1:0"}) == ["d:1:0", "b:1:0", "e:1:0"]
+
+
+def _fact(fid, text, chunk, weight=0.5, relevance=0.8, date=None, title=""):
+    return Fact(
+        id=fid,
+        text=text,
+        doc_id=chunk.split(":")[0],
+        chunk_id=chunk,
+        span=(0, len(text)),
+        weight=weight,
+        relevance=relevance,
+        date=date,
+        title=title,
+    )
+
+
+def test_conflict_model():
+    assert compare("The band formed in 1985 in Los Angeles.", "The band formed in 1987 in Los Angeles.").kind == "date"
+    assert compare("It is a hard rock band.", "It is a punk band.").kind == "wording"
+    assert (
+        compare("Kalam was the 11th President of India.", "Kalam was the 11th Prime Minister of India.").kind
+        == "entity"
+    )
+    assert (
+        compare("The drug is effective against malaria.", "The drug is not effective against malaria.").kind
+        == "polarity"
+    )
+    # Saying more is not saying otherwise.
+    assert compare("Released by Roc-A-Fella Records.", "Released by Roc-A-Fella Records and Def Jam.") is None
+    # Loosely aligned statements still conflict on a number when it measures the same thing.
+    c = compare(
+        "Ottawa's plant processed 310 million litres per day in 2018.",
+        "The Britannia plant processed 295 million litres per day in 2020, down from before.",
+    )
+    assert c is not None and c.kind == "number" and c.values == ("310", "295")
+
+
+def test_contradiction_severity_and_settling():
+    ctx = Context()
+    old = _fact("f1", "The plant processed 310 million litres per day in 2018.", "a:1:0", weight=0.5, date="2019-05-01")
+    new = _fact("f2", "The plant processed 295 million litres per day in 2020.", "b:1:0", weight=0.6, date="2021-06-01")
+    rounding = _fact("f3", "The plant processed 311 million litres per day in 2018.", "c:1:0", weight=0.4)
+    found = detect([old, new], ctx, rounds=0, max_rounds=2)
+    (con,) = found
+    assert con.severity == "major" and not con.resolved and con.resolution.startswith("pending")
+    # After the last round a clear weight margin settles it, and says why.
+    (done,) = detect([old, new], ctx, rounds=2, max_rounds=2)
+    assert done.resolved and done.winner == "f2" and "settled by recency" in done.resolution
+    # Undated facts with a clear weight margin: settled by weight, saying why.
+    undated = [old.model_copy(update={"date": None}), new.model_copy(update={"date": None})]
+    (by_weight,) = detect(undated, ctx, rounds=2, max_rounds=2)
+    assert by_weight.winner == "f2" and "by weight 0.60 vs 0.50" in by_weight.resolution
+    assert losers([done]) == {"f1"}
+    # 310 vs 311: a rounding-sized difference is minor and settled at once by weight.
+    (minor,) = detect([old, rounding], ctx, rounds=0, max_rounds=2)
+    assert minor.severity == "minor" and minor.resolved and minor.winner == "f1"
+    # Equal weights after the last round: reported unresolved.
+    tie = _fact("f4", "The plant processed 250 million litres per day in 2018.", "d:1:0", weight=0.5)
+    (open_,) = detect([old, tie], ctx, rounds=2, max_rounds=2)
+    assert not open_.resolved and "unresolved" in open_.resolution
+    # A third passage repeating one side decides it by corroboration after a round.
+    echo = _fact("f5", "Output was 295 million litres per day at the plant.", "e:1:0")
+    settled = {c.facts: c for c in detect([old, new, echo], ctx, rounds=1, max_rounds=2)}
+    assert settled[("f1", "f2")].winner == "f2" and "corroborated" in settled[("f1", "f2")].resolution
+
+
+def test_polarity_on_the_core_is_critical():
+    a = _fact("p1", "The vaccine is effective against the new variant.", "a:1:0")
+    b = _fact("p2", "The vaccine is not effective against the new variant.", "b:1:0")
+    (c,) = detect([a, b], Context(), rounds=0, max_rounds=2)
+    assert c.kind == "polarity" and c.severity == "critical"
+
+
+def test_validator_drops_uncited_and_invented_and_numbers_references():
+    text = "Mount Etna stands 3,357 metres tall. It erupted in 2021."
+    ev = Evidence(chunk_id="etna:1:0", doc_id="etna", title="Etna", text=text, span=(100, 100 + len(text)))
+    f1 = Fact(
+        id="f1",
+        text="Mount Etna stands 3,357 metres tall.",
+        doc_id="etna",
+        chunk_id="etna:1:0",
+        span=(100, 136),
+        title="Etna",
+    )
+    f2 = Fact(id="f2", text="It erupted in 2021.", doc_id="etna", chunk_id="etna:1:0", span=(137, 156))
+    ghost = Fact(id="g", text="Etna is 4,000 metres tall.", doc_id="x", chunk_id="x:1:0", span=(0, 26))
+    plan = [
+        ("Etna is 3,357 metres tall", ["f1"]),
+        ("It erupted in 2021 and 2022", ["f2"]),
+        ("Nothing backs this", []),
+        ("A ghost says so", ["g"]),
+        ("Both", ["f2", "f1"]),
+    ]
+    sentences, refs, dropped = validate(plan, [f1, f2, ghost], [ev], from_model=True)
+    assert [s.text for s in sentences] == ["Etna is 3,357 metres tall [1].", "Both [2][1]."]
+    assert [(r.n, r.quote) for r in refs] == [(1, f1.text), (2, f2.text)]
+    assert len(dropped) == 3 and any("2022" in d for d in dropped)
+    assert all(s.citations for s in sentences)
