@@ -15,7 +15,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 export LANGGRAPH_STRICT_MSGPACK := true
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo serve test lint bench clean
 
 setup: $(VENV)/.installed
 
@@ -27,9 +27,17 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(BIN)/pip install -q -c requirements.lock -e '.[dev]'
 	touch $@
 
+DEMO_QUESTION ?= How many veterans and military spouses has Joining Forces helped?
+
+# The main job on the embedded default: ingest the bundled State of the Union addresses 2001-2021,
+# then answer a question whose sources disagree between years (settled by recency, with citations).
 demo: setup
 	$(BIN)/citegraph ingest examples/sotu --corpus $(DEMO_CORPUS)
-	$(BIN)/citegraph search "How many troops were in Iraq?" --corpus $(DEMO_CORPUS) --top 5
+	$(BIN)/citegraph ask "$(DEMO_QUESTION)" --corpus $(DEMO_CORPUS)
+
+# LangGraph Studio / API server on loopback (port 2024 is taken on these machines).
+serve: setup
+	CITEGRAPH_CORPUS=$(DEMO_CORPUS) $(BIN)/langgraph dev --port 2125 --no-browser
 
 test: setup
 	$(BIN)/python -m pytest -q

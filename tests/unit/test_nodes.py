@@ -80,7 +80,7 @@ def test_conflict_model():
         "Ottawa's plant processed 310 million litres per day in 2018.",
         "The Britannia plant processed 295 million litres per day in 2020, down from before.",
     )
-    assert c is not None and c.kind == "number" and c.values == ("310", "295")
+    assert c is not None and c.kind == "number" and c.values == ("310 million", "295 million")
 
 
 def test_contradiction_severity_and_settling():

@@ -95,6 +95,30 @@ def _point(a_low: list[str], blocks: list[tuple[int, int, int]], limit: int = 8)
     return " ".join(words[:limit])
 
 
+_SCALES = frozenset("thousand million billion trillion percent per cent".split())
+
+
+def _numbers_with_units(span: list[str], low: list[str], raw: list[str]) -> list[tuple[str, str | None, str]]:
+    """(normalised value, the word it counts, the number as written) for each number in a replaced
+    span; `span` is a slice of `low`, located again to read the words that follow each number."""
+    out: list[tuple[str, str | None, str]] = []
+    start = next((i for i in range(len(low) - len(span) + 1) if low[i : i + len(span)] == span), None)
+    if start is None:
+        return out
+    for k, tok in enumerate(span):
+        values = extract_numbers(tok)
+        if not values:
+            continue
+        i = start + k
+        nxt = [t for t in low[i + 1 : i + 4] if t.isalpha()]
+        scale = nxt[0] if nxt and nxt[0] in _SCALES else ""
+        unit = next((t for t in nxt if t not in _SCALES and t not in STOPWORDS and t != "of"), None)
+        value = extract_numbers(f"{tok} {scale}".strip())[0] if scale else values[0]
+        written = raw[i] + (f" {scale}" if scale else "")
+        out.append((value, unit, written))
+    return out
+
+
 def compare(a: str, b: str) -> Conflict | None:
     """The disagreement between two statements, or None if they agree, are silent on each other's
     point, or are about different things."""
@@ -112,15 +136,15 @@ def compare(a: str, b: str) -> Conflict | None:
         if op == "replace":
             substitutions.append((a_raw[i1:i2], b_raw[j1:j2], a_low[i1:i2], b_low[j1:j2], i2, j2))
 
-    # Numbers: compare values, not spellings ("1,500" = "1500"); the same unit must follow both.
-    for ra, rb, la, lb, ia, jb in substitutions:
-        na, nb = extract_numbers(" ".join(ra)), extract_numbers(" ".join(rb))
-        if na and nb and set(na) != set(nb):
-            unit_a = next((t for t in a_low[ia : ia + 3] if t.isalpha()), None)
-            unit_b = next((t for t in b_low[jb : jb + 3] if t.isalpha()), None)
-            if sim >= ALIGNED or (unit_a is not None and unit_a == unit_b):
-                kind: Kind = "date" if _is_date(la) and _is_date(lb) else "number"
-                return Conflict(kind, (" ".join(ra), " ".join(rb)), point, sim)
+    # Numbers: compare values, not spellings ("1,500" = "1500"), and only numbers that measure the
+    # same thing: the same word follows both ("310 million litres" / "295 million litres").
+    for _, _, la, lb, _, _ in substitutions:
+        pa, pb = _numbers_with_units(la, a_low, a_raw), _numbers_with_units(lb, b_low, b_raw)
+        for va, ua, wa in pa:
+            for vb, ub, wb in pb:
+                if va != vb and ((ua == ub and ua is not None) or (sim >= ALIGNED and len(pa) == len(pb) == 1)):
+                    kind: Kind = "date" if _YEAR.match(wa) and _YEAR.match(wb) else "number"
+                    return Conflict(kind, (wa, wb), point, sim)
     if sim < ALIGNED:
         return None
     if _negations(a_low) != _negations(b_low):
