@@ -7,6 +7,7 @@ from dataclasses import fields
 from typing import Any, cast
 
 from citegraph.context import Context
+from citegraph.errors import InputError
 from citegraph.schemas import Answer
 from citegraph.state import InputState, ModeRequest
 
@@ -16,7 +17,7 @@ def make_context(**settings: Any) -> Context:
     known = {f.name for f in fields(Context)}
     unknown = set(settings) - known
     if unknown:
-        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        raise InputError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     return Context(**{k: v for k, v in settings.items() if v is not None})
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
 from citegraph.context import ChunkingSettings, RetrievalSettings
+from citegraph.errors import InputError
 from citegraph.text.dates import require_date
 
 
@@ -121,16 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--llm-model", help="model name (default $CITEGRAPH_LLM_MODEL); none: extractive engine")
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
 
-    p = sub.add_parser("eval", help="measure citegraph on a benchmark")
+    p = sub.add_parser("eval", help="measure citegraph on benchmarks (see `citegraph eval -h`)")
     esub = p.add_subparsers(dest="eval_command", required=True)
-    e = esub.add_parser("retrieval", help="P@1, Recall@5, MRR@10, nDCG@10 and latency on a BEIR folder")
-    e.add_argument("--data", required=True, help="BEIR folder: corpus.jsonl, queries.jsonl, qrels.tsv")
-    e.add_argument("--corpus", required=True, help="corpus folder (the data's corpus is ingested into it)")
-    e.add_argument("--retriever", choices=["bm25", "dense", "hybrid"], default="hybrid")
-    e.add_argument("--limit", type=int, help="evaluate a reproducible sample of N queries")
-    e.add_argument("--seed", type=int, default=0, help="seed of the query sample")
-    e.add_argument("--json", action="store_true")
-    _add_retrieval_options(e)
+    from citegraph.eval.cli import add_parsers
+
+    add_parsers(esub, _add_retrieval_options)
     return parser
 
 
@@ -138,7 +134,7 @@ def _parse_where(items: list[str]) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for item in items:
         if "=" not in item:
-            raise ValueError(f"--where {item!r}: use KEY=VALUE")
+            raise InputError(f"--where {item!r}: use KEY=VALUE")
         k, v = item.split("=", 1)
         try:
             out[k] = json.loads(v)  # numbers and booleans compare as such
@@ -195,7 +191,7 @@ def cmd_search(a: argparse.Namespace) -> int:
     until = require_date(a.until, "--until") if a.until else None
     as_of = require_date(a.as_of, "--as-of") if a.as_of else None
     if since and until and since > until:
-        raise ValueError(f"--since {since} is after --until {until}")
+        raise InputError(f"--since {since} is after --until {until}")
     with HybridRetriever.open(a.corpus, _settings(a), chroma_url=a.chroma_url, sparse_backend=a.sparse) as r:
         res = r.search(a.query, mode=a.retriever, since=since, until=until, as_of=as_of, where=_parse_where(a.where))
     if a.json:
@@ -252,6 +248,7 @@ def answer_json(answer: Any, trace: list[Any]) -> dict[str, Any]:
             for c in answer.contradictions
         ],
         "reconcile_rounds": answer.reconcile_rounds,
+        "support": answer.support,
         "searched": answer.searched,
         "trace": {
             "engine": answer.engine,
@@ -276,7 +273,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
     from citegraph.store.corpus import read_manifest
 
     if a.mode != "direct" and read_manifest(Path(ctx.corpus_dir)) is None:
-        raise ValueError(f"{ctx.corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
+        raise InputError(f"{ctx.corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
 
     async def run() -> tuple[Any, list[Any]]:
         answer, steps = None, []
@@ -302,23 +299,9 @@ def cmd_ask(a: argparse.Namespace) -> int:
 
 
 def cmd_eval(a: argparse.Namespace) -> int:
-    from citegraph.eval.datasets import load_dataset
-    from citegraph.eval.retrieval import ensure_corpus, run_retrieval
-    from citegraph.retrievers.hybrid import HybridRetriever
+    from citegraph.eval.cli import run
 
-    ds = load_dataset(a.data)
-    progress = sys.stderr.isatty() and not a.json
-    ensure_corpus(ds, a.corpus, progress=progress)
-    mode = {"bm25": "sparse", "dense": "dense", "hybrid": "hybrid"}[a.retriever]
-    with HybridRetriever.open(a.corpus, _settings(a), chroma_url=a.chroma_url, sparse_backend=a.sparse) as r:
-        out = run_retrieval(r, ds, ds.sample(a.limit, a.seed), mode, progress=progress)  # type: ignore[arg-type]
-    out = {"data": str(a.data), "retriever": a.retriever, **out}
-    if a.json:
-        print(json.dumps(out))
-    else:
-        for k, v in out.items():
-            print(f"{k:>16}: {v}")
-    return 0
+    return run(a, _settings)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -339,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_ask(a)
         if a.command == "eval":
             return cmd_eval(a)
-    except (CorpusError, ValueError, FileNotFoundError) as exc:
+    except (CorpusError, InputError, FileNotFoundError) as exc:
         print(f"citegraph: error: {exc}", file=sys.stderr)
         return 2
     parser.error(f"unknown command {a.command}")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
+from citegraph.errors import InputError
+
 FusionMethod = Literal["rrf", "minmax", "zscore"]
 SparseBackend = Literal["bm25s", "rank-bm25"]
 
@@ -33,14 +35,14 @@ class ChunkingSettings:
 
     def __post_init__(self) -> None:
         if not 16 <= self.passage_tokens <= self.window_tokens - 2:
-            raise ValueError(
+            raise InputError(
                 f"passage_tokens must be between 16 and {self.window_tokens - 2} "
                 f"(the embedder's window minus [CLS]/[SEP]), got {self.passage_tokens}"
             )
         if self.section_tokens < self.passage_tokens:
-            raise ValueError("section_tokens must be at least passage_tokens")
+            raise InputError("section_tokens must be at least passage_tokens")
         if not 0 <= self.section_overlap < self.section_tokens // 2:
-            raise ValueError("section_overlap must be between 0 and half of section_tokens")
+            raise InputError("section_overlap must be between 0 and half of section_tokens")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,21 +87,21 @@ class RetrievalSettings:
 
     def __post_init__(self) -> None:
         if self.fusion not in ("rrf", "minmax", "zscore"):
-            raise ValueError(f"unknown fusion {self.fusion!r}: use rrf, minmax or zscore")
+            raise InputError(f"unknown fusion {self.fusion!r}: use rrf, minmax or zscore")
         if self.w_dense < 0 or self.w_sparse < 0 or self.w_dense + self.w_sparse <= 0:
-            raise ValueError("fusion weights must be non-negative and not both zero")
+            raise InputError("fusion weights must be non-negative and not both zero")
         if not 0.0 <= self.temporal_weight <= 1.0:
-            raise ValueError("temporal_weight must be in [0, 1]")
+            raise InputError("temporal_weight must be in [0, 1]")
         if not 0.0 <= self.fd_weight <= 1.0:
-            raise ValueError("fd_weight must be in [0, 1]")
+            raise InputError("fd_weight must be in [0, 1]")
         if self.top_m < 1 or self.k_dense < 0 or self.k_sparse < 0:
-            raise ValueError("top_m must be >= 1 and candidate depths >= 0")
+            raise InputError("top_m must be >= 1 and candidate depths >= 0")
 
     def with_(self, **changes: Any) -> RetrievalSettings:
         known = {f.name for f in fields(self)}
         unknown = set(changes) - known
         if unknown:
-            raise ValueError(f"unknown retrieval setting(s): {', '.join(sorted(unknown))}")
+            raise InputError(f"unknown retrieval setting(s): {', '.join(sorted(unknown))}")
         return replace(self, **changes)
 
 

@@ -134,6 +134,7 @@ class Answer(BaseModel):
     facts: list[Fact] = Field(default_factory=list)
     contradictions: list[Contradiction] = Field(default_factory=list)
     reconcile_rounds: int = 0
+    support: float = Field(default=0.0, description="How well the facts answer the question (abstain below)")
     searched: list[str] = Field(default_factory=list, description="What was searched, for an abstention")
     engine: str = "extractive"
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -141,3 +141,9 @@ def test_server_mode(doc_folder: Path, tmp_path: Path, embedder, chroma_server: 
         assert "3,357" in r.search("How tall is Mount Etna?").results[0].text
     r2 = ingest([doc_folder], c, embedder=embedder)
     assert r2.passages_added == 0
+
+
+def test_a_filter_that_matches_nothing_returns_nothing(corpus: Path, embedder):
+    with HybridRetriever.open(corpus, embedder=embedder) as r:
+        res = r.search("water treatment", since=date(2090, 1, 1))
+    assert res.results == [] and res.notes == ["no passage matched"]

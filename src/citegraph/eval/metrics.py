@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from citegraph.errors import InputError
+
 # ranx's metric names and the keys citegraph reports them under.
 METRICS = {"precision@1": "p@1", "recall@5": "recall@5", "mrr@10": "mrr@10", "ndcg@10": "ndcg@10"}
 
@@ -21,7 +23,7 @@ def ranking_metrics(
 
     q = {qid: {d: int(s) for d, s in qrels[qid].items()} for qid in run if qid in qrels}
     if not q:
-        raise ValueError("no judged query in the run")
+        raise InputError("no judged query in the run")
     r = {}
     for qid in q:
         docs = run[qid]

@@ -64,6 +64,7 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         contradictions=state.get("contradictions", []),
         reconcile_rounds=state.get("reconcile_rounds", 0),
         searched=searched(state),
+        support=state.get("support", 0.0),
         engine=state.get("engine", "extractive"),
     )
     event = trace("abstain", "extractive", started, None, why[:120])

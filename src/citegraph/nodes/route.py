@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from citegraph.context import Context
+from citegraph.errors import InputError
 from citegraph.llm import engine_name, structured_call
 from citegraph.nodes import trace
 from citegraph.prompts import ROUTE
@@ -104,7 +105,7 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
     started = time.perf_counter()
     question = state["question"].strip()
     if not question:
-        raise ValueError("the question is empty")
+        raise InputError("the question is empty")
     forced = state.get("mode", "auto")
     engine = engine_name(ctx)
     qclass, domains = classify(question)

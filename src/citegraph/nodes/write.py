@@ -171,6 +171,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         "sub_queries": [q.text for q in state.get("sub_queries", [])],
         "engine": engine,
         "reconcile_rounds": state.get("reconcile_rounds", 0),
+        "support": state.get("support", 0.0),
     }
     if state["mode"] == "direct":
         text, fallback = await text_call(ctx, DIRECT.format(question=question))

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from citegraph.errors import InputError
+
 Ranking = Sequence[tuple[str, float]]  # (id, score), best first
 
 
@@ -85,7 +87,7 @@ def fuse_full(dense: np.ndarray, sparse: np.ndarray, method: str, w_dense: float
         return (x - x.mean()) / sd if sd > 1e-12 else np.zeros_like(x)
 
     if method not in ("minmax", "zscore"):
-        raise ValueError(f"unknown fusion method {method!r}")
+        raise InputError(f"unknown fusion method {method!r}")
     s = (w_dense * norm(dense.astype(np.float64)) + w_sparse * norm(sparse.astype(np.float64))) / total
     if method == "zscore":  # z-scores are unbounded: rescale the fused score into [0, 1]
         lo, hi = float(s.min()), float(s.max())
@@ -103,4 +105,4 @@ def fuse(
         return {item: s / top for item, s in raw.items()}
     if method in ("minmax", "zscore"):
         return weighted_scores([dense, sparse], [w_dense, w_sparse], method)
-    raise ValueError(f"unknown fusion method {method!r}")
+    raise InputError(f"unknown fusion method {method!r}")

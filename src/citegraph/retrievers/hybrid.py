@@ -29,6 +29,7 @@ import numpy as np
 
 from citegraph.context import RetrievalSettings
 from citegraph.embed import Embedder, get_embedder
+from citegraph.errors import InputError
 from citegraph.retrievers import fusion, rerank
 from citegraph.retrievers.dense import DenseRetriever, chroma_where
 from citegraph.retrievers.sparse import top_k
@@ -140,7 +141,7 @@ class HybridRetriever:
         """Step 1: dense top-k (worker thread: embedding + Chroma) and sparse top-k (this thread)."""
         s = settings or self.settings
         if not query.strip():
-            raise ValueError("the query is empty")
+            raise InputError("the query is empty")
         table = self.index.table
         since_i, until_i = date_to_int(since), date_to_int(until)
         timings: dict[str, float] = {}
@@ -190,6 +191,8 @@ class HybridRetriever:
             fused = {cid: sc / top for cid, sc in sparse_hits}
         elif s.fusion == "rrf" or c.sparse_all is None:
             fused = fusion.fuse(dense_hits, sparse_hits, s.fusion, s.w_dense, s.w_sparse, s.rrf_k)
+        elif not dense_hits and not sparse_hits:
+            fused = {}
         else:  # both scores of every candidate are known: fuse them, nothing imputed
             union = list(dict.fromkeys([cid for cid, _ in dense_hits] + [cid for cid, _ in sparse_hits]))
             upos = np.array([table.position[cid] for cid in union], dtype=np.int64)

@@ -18,6 +18,8 @@ from typing import Protocol
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from citegraph.errors import InputError
+
 K1, B = 1.5, 0.75
 
 
@@ -154,7 +156,7 @@ BACKENDS: dict[str, type[Bm25sIndex] | type[RankBm25Index]] = {
 
 def build_index(backend: str, corpus_tokens: list[list[str]]) -> SparseIndex:
     if backend not in BACKENDS:
-        raise ValueError(f"unknown sparse backend {backend!r}: use one of {', '.join(BACKENDS)}")
+        raise InputError(f"unknown sparse backend {backend!r}: use one of {', '.join(BACKENDS)}")
     return BACKENDS[backend].build(corpus_tokens)
 
 

@@ -12,6 +12,8 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from citegraph.errors import InputError
+
 EMBEDDED_COLLECTION = "citegraph"
 
 
@@ -24,7 +26,7 @@ def open_client(corpus_dir: Path, url: str | None) -> Any:
         return chromadb.PersistentClient(path=str(corpus_dir / "chroma"), settings=settings)
     u = urlparse(url if "://" in url else f"http://{url}")
     if not u.hostname:
-        raise ValueError(f"--chroma-url {url!r} is not a URL like http://127.0.0.1:8000")
+        raise InputError(f"--chroma-url {url!r} is not a URL like http://127.0.0.1:8000")
     return chromadb.HttpClient(
         host=u.hostname,
         port=u.port or (443 if u.scheme == "https" else 8000),

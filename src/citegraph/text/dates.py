@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
+from citegraph.errors import InputError
+
 _ISO = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 
 
@@ -34,7 +36,7 @@ def require_date(value: str, what: str) -> date:
     """Parse a user-supplied date or fail with a message that says which option was wrong."""
     d = parse_date(value)
     if d is None:
-        raise ValueError(f"{what}: {value!r} is not a date (use YYYY, YYYY-MM or YYYY-MM-DD)")
+        raise InputError(f"{what}: {value!r} is not a date (use YYYY, YYYY-MM or YYYY-MM-DD)")
     return d
 
 

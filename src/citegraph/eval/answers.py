@@ -1,0 +1,209 @@
+"""`citegraph eval answers`: run the evidence graph on each query of a BEIR set and measure
+
+- correctness: the gold answer contained in the answer (SQuAD-normalised) and token F1 (the best
+  over the gold answers), on answered questions;
+- abstention, for sets that mark questions `answerable`: the rate of correct abstentions on the
+  unanswerable ones, of false abstentions on the answerable ones, and the whole trade-off as the
+  abstention threshold moves (the graph's support score ranks questions; area under that curve,
+  scikit-learn's ROC AUC: 0.5 is a random ranking);
+- citations: the share of sentences with a citation, of citations whose quote is found in the
+  cited passage at its span, and of cited passages that qrels judge relevant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import string
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from citegraph.eval.datasets import Dataset, Query
+from citegraph.schemas import Answer
+from citegraph.store.ledger import Ledger
+
+_MARKS = re.compile(r"\s*\[\d+\]")
+
+
+def normalize(text: str) -> str:
+    """SQuAD's answer normalisation: lowercase, no punctuation, no articles, single spaces."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def contains_gold(answer: str, golds: list[str]) -> bool:
+    a = normalize(_MARKS.sub("", answer))
+    return any(normalize(g) and normalize(g) in a for g in golds)
+
+
+def token_f1(answer: str, golds: list[str]) -> float:
+    pred = normalize(_MARKS.sub("", answer)).split()
+    best = 0.0
+    for g in golds:
+        gold = normalize(g).split()
+        common = Counter(pred) & Counter(gold)
+        same = sum(common.values())
+        if same == 0 or not pred or not gold:
+            continue
+        p, r = same / len(pred), same / len(gold)
+        best = max(best, 2 * p * r / (p + r))
+    return best
+
+
+@dataclass
+class Row:
+    """One question's outcome."""
+
+    qid: str
+    question: str
+    answerable: bool | None
+    abstained: bool
+    support: float
+    answer: str
+    contains: bool | None = None
+    f1: float | None = None
+    sentences: int = 0
+    cited_sentences: int = 0
+    citations: int = 0
+    quotes_found: int = 0
+    cited_relevant: int = 0
+    cited_judged: int = 0
+    ms: float = 0.0
+    fallbacks: list[str] = field(default_factory=list)
+
+
+def check_citations(answer: Answer, ledger: Ledger, relevant: set[str] | None) -> dict[str, int]:
+    """Counts for the citation metrics of one answer."""
+    chunks = ledger.get_chunks(list({r.chunk_id for r in answer.references}))
+    by_n = {r.n: r for r in answer.references}
+    out = {
+        "sentences": len(answer.sentences),
+        "cited_sentences": sum(1 for s in answer.sentences if s.citations),
+        "citations": 0,
+        "quotes_found": 0,
+        "cited_relevant": 0,
+        "cited_judged": 0,
+    }
+    for s in answer.sentences:
+        for n in s.citations:
+            out["citations"] += 1
+            ref = by_n.get(n)
+            row = chunks.get(ref.chunk_id) if ref else None
+            if ref is not None and row is not None:
+                start = ref.span[0] - row["start"]
+                if row["text"][start : start + len(ref.quote)] == ref.quote:
+                    out["quotes_found"] += 1
+            if ref is not None and relevant is not None:
+                out["cited_judged"] += 1
+                out["cited_relevant"] += int(ref.doc_id in relevant)
+    return out
+
+
+def score_row(q: Query, answer: Answer, ledger: Ledger, relevant: set[str] | None, ms: float) -> Row:
+    golds = [str(g) for g in q.extra.get("answers", []) if str(g).strip()]
+    answerable = q.extra.get("answerable")
+    row = Row(
+        qid=q.id,
+        question=q.text,
+        answerable=None if answerable is None else bool(answerable),
+        abstained=answer.abstained,
+        support=answer.support,
+        answer=answer.answer,
+        ms=ms,
+        fallbacks=answer.fallbacks,
+    )
+    if golds and not answer.abstained:
+        row.contains = contains_gold(answer.answer, golds)
+        row.f1 = token_f1(answer.answer, golds)
+    for k, v in check_citations(answer, ledger, relevant).items():
+        setattr(row, k, v)
+    return row
+
+
+def summarize(rows: list[Row]) -> dict[str, Any]:
+    """The figures of an answers run (see the module docstring)."""
+    import numpy as np
+
+    out: dict[str, Any] = {"n": len(rows)}
+    answered = [r for r in rows if not r.abstained]
+    out["abstention_rate"] = round(1 - len(answered) / len(rows), 4) if rows else 0.0
+    with_gold = [r for r in answered if r.contains is not None]
+    if with_gold:
+        out["answer_contains_gold"] = round(sum(bool(r.contains) for r in with_gold) / len(with_gold), 4)
+        out["answer_token_f1"] = round(float(np.mean([r.f1 or 0.0 for r in with_gold])), 4)
+        out["n_scored_answers"] = len(with_gold)
+    sentences = sum(r.sentences for r in rows)
+    citations = sum(r.citations for r in rows)
+    judged = sum(r.cited_judged for r in rows)
+    out["sentences_cited"] = round(sum(r.cited_sentences for r in rows) / sentences, 4) if sentences else None
+    out["quotes_found"] = round(sum(r.quotes_found for r in rows) / citations, 4) if citations else None
+    out["cited_passages_relevant"] = round(sum(r.cited_relevant for r in rows) / judged, 4) if judged else None
+    labelled = [r for r in rows if r.answerable is not None]
+    if labelled and {r.answerable for r in labelled} == {True, False}:
+        from sklearn.metrics import roc_auc_score, roc_curve
+
+        unans = [r for r in labelled if not r.answerable]
+        ans = [r for r in labelled if r.answerable]
+        out["correct_abstention_rate"] = round(sum(r.abstained for r in unans) / len(unans), 4)
+        out["false_abstention_rate"] = round(sum(r.abstained for r in ans) / len(ans), 4)
+        # Abstaining is predicting "unanswerable"; a low support score says so.
+        y = [0 if r.answerable else 1 for r in labelled]
+        score = [-r.support for r in labelled]
+        out["abstention_auc"] = round(float(roc_auc_score(y, score)), 4)
+        fpr, tpr, thr = roc_curve(y, score)
+        out["abstention_curve"] = {
+            "false_abstention": [round(float(x), 4) for x in fpr],
+            "correct_abstention": [round(float(x), 4) for x in tpr],
+            "support_threshold": [round(float(-t), 4) if np.isfinite(t) else None for t in thr],
+        }
+    ms = [r.ms for r in rows]
+    out["latency_ms_p50"] = round(float(np.percentile(ms, 50)), 1) if ms else None
+    out["latency_ms_p95"] = round(float(np.percentile(ms, 95)), 1) if ms else None
+    out["fallbacks"] = sum(1 for r in rows if r.fallbacks)
+    return out
+
+
+def run_answers(
+    dataset: Dataset,
+    queries: list[Query],
+    corpus_dir: str,
+    settings: dict[str, Any] | None = None,
+    progress: bool = False,
+    on_row: Callable[[Row], None] | None = None,
+) -> list[Row]:
+    """Run the graph on every query (sequentially, warm) and score each answer."""
+    from citegraph.api import aask
+    from citegraph.embed import get_embedder
+    from citegraph.store.corpus import Corpus
+
+    corpus = Corpus.open(corpus_dir, get_embedder().identity.as_dict())
+    it: Any = queries
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(queries, desc="eval answers", unit="question", leave=False)
+    rows: list[Row] = []
+
+    async def go() -> None:
+        if queries:  # the first run loads models and indexes: keep it out of the latency figures
+            await aask(queries[0].text, corpus=corpus_dir, **(settings or {}))
+        for q in it:
+            t = time.perf_counter()
+            answer = await aask(q.text, corpus=corpus_dir, **(settings or {}))
+            ms = (time.perf_counter() - t) * 1000
+            relevant = set(dataset.qrels[q.id]) if q.id in dataset.qrels else None
+            row = score_row(q, answer, corpus.ledger, relevant, ms)
+            rows.append(row)
+            if on_row:
+                on_row(row)
+
+    try:
+        asyncio.run(go())
+    finally:
+        corpus.close()
+    return rows

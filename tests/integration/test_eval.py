@@ -1,0 +1,77 @@
+"""Each `citegraph eval` command end to end on the small slices in tests/data: it runs, prints one
+JSON object with its figures, and writes a report folder (results.json, summary.md, PNG plots)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_cli
+
+
+def eval_cli(tmp_path: Path, *args: str) -> dict:
+    out = tmp_path / "report"
+    proc = run_cli("eval", *args, "--json", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout)
+    assert (out / "results.json").exists() and (out / "summary.md").exists()
+    assert "Reproduce: `citegraph eval" in (out / "summary.md").read_text()
+    return result
+
+
+@pytest.fixture(scope="module")
+def squad_corpus(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("squad") / "corpus"
+
+
+def test_eval_retrieval(tmp_path: Path, squad_corpus: Path):
+    r = eval_cli(tmp_path, "retrieval", "--data", str(DATA / "squad-mini"), "--corpus", str(squad_corpus))
+    for key in ("p@1", "recall@5", "mrr@10", "ndcg@10", "latency_ms_p50", "latency_ms_p95"):
+        assert key in r
+    assert r["n_queries"] == 30 and r["ndcg@10"] > 0.6
+
+
+def test_eval_ablations_and_density(tmp_path: Path, squad_corpus: Path):
+    r = eval_cli(tmp_path, "ablations", "--data", str(DATA / "squad-mini"), "--corpus", str(squad_corpus))
+    cfg = r["configurations"]
+    assert {"bm25", "dense", "hybrid (default)", "rrf 0.9/0.1"} <= set(cfg)
+    assert cfg["hybrid (default)"]["ndcg@10"] >= min(cfg["bm25"]["ndcg@10"], cfg["dense"]["ndcg@10"])
+    assert (tmp_path / "report" / "ablations.png").exists()
+    d = eval_cli(tmp_path, "density", "--corpus", str(squad_corpus))
+    assert d["n"] > 0 and d["fd_raw_vs_length"]["r"] is not None and "p" in d["fd_star_vs_length"]
+    assert (tmp_path / "report" / "density_vs_length.png").exists()
+
+
+def test_eval_coverage(tmp_path: Path, squad_corpus: Path):
+    r = eval_cli(tmp_path, "coverage", "--data", str(DATA / "squad-mini"), "--corpus", str(squad_corpus))
+    assert r["n"] == 30 and 0 <= r["coverage"] <= 1 and r["min_cosine"] == 0.75
+
+
+def test_eval_answers_with_abstention(tmp_path: Path):
+    corpus = tmp_path / "corpus"
+    r = eval_cli(tmp_path, "answers", "--data", str(DATA / "unanswerable-mini"), "--corpus", str(corpus))
+    assert r["n"] == 24
+    for key in ("correct_abstention_rate", "false_abstention_rate", "abstention_auc", "abstention_curve",
+                "sentences_cited", "quotes_found", "cited_passages_relevant"):
+        assert key in r, key
+    assert r["sentences_cited"] == 1.0 and r["quotes_found"] == 1.0
+    assert (tmp_path / "report" / "abstention_tradeoff.png").exists()
+    rows = [json.loads(line) for line in (tmp_path / "report" / "answers.jsonl").read_text().splitlines()]
+    assert len(rows) == 24
+
+
+def test_eval_multihop(tmp_path: Path):
+    r = eval_cli(tmp_path, "multihop", "--data", str(DATA / "hotpot-mini"), "--corpus", str(tmp_path / "c"))
+    for key in ("full_support_recall@5", "full_support_recall@10", "full_support_recall@5_decomposed",
+                "full_support_recall@10_decomposed"):
+        assert 0 <= r[key] <= 1
+    assert r["n"] == 20
+
+
+def test_eval_contradictions(tmp_path: Path):
+    r = eval_cli(tmp_path, "contradictions", "--pairs", str(DATA / "pairs-mini.jsonl"))
+    assert r["n"] == 60 and r["engine"] == "extractive"
+    for key in ("accuracy", "precision", "recall", "f1"):
+        assert 0 <= r[key] <= 1
+    assert r["accuracy"] > 0.6  # chance is 0.5

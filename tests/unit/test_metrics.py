@@ -1,0 +1,56 @@
+"""Evaluation metrics against values computed by hand on tiny inputs."""
+
+import pytest
+
+from citegraph.eval.answers import Row, contains_gold, normalize, summarize, token_f1
+from citegraph.eval.metrics import doc_ranking, latency, ranking_metrics
+from citegraph.eval.multihop import full_support_recall, pooled_docs
+
+
+def test_ranking_metrics_by_hand():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1, "c": 1}, "q3": {"z": 1}}
+    run = {"q1": ["a", "x"], "q2": ["x", "c", "y", "b"], "q3": []}
+    m = ranking_metrics(qrels, run)
+    assert m["p@1"] == pytest.approx(1 / 3, abs=1e-4)
+    assert m["recall@5"] == pytest.approx((1 + 1 + 0) / 3, abs=1e-4)
+    assert m["mrr@10"] == pytest.approx((1 + 1 / 2 + 0) / 3, abs=1e-4)
+    import math
+
+    ndcg_q2 = (1 / math.log2(3) + 1 / math.log2(5)) / (1 + 1 / math.log2(3))
+    assert m["ndcg@10"] == pytest.approx((1 + ndcg_q2 + 0) / 3, abs=1e-4)
+
+
+def test_doc_ranking_and_latency():
+    assert doc_ranking(["a", "a", "b", "c", "b"], 2) == ["a", "b"]
+    lat = latency([10, 20, 30, 40])
+    assert lat["latency_ms_p50"] == 25.0 and lat["latency_ms_p95"] == pytest.approx(38.5)
+
+
+def test_answer_metrics():
+    assert normalize("The  Denver Broncos!") == "denver broncos"
+    assert contains_gold("The Denver Broncos won [1].", ["Denver Broncos"])
+    assert not contains_gold("Carolina won.", ["Denver Broncos"])
+    # pred tokens: denver broncos won (3), gold: denver broncos (2): p = 2/3, r = 1
+    assert token_f1("The Denver Broncos won [1].", ["Denver Broncos", "Broncos"]) == pytest.approx(0.8)
+
+
+def test_abstention_summary():
+    rows = [
+        Row("a1", "", True, False, 0.9, "x"), Row("a2", "", True, False, 0.6, "x"),
+        Row("a3", "", True, True, 0.3, "x"), Row("u1", "", False, True, 0.2, "x"),
+        Row("u2", "", False, False, 0.7, "x"),
+    ]
+    s = summarize(rows)
+    assert s["correct_abstention_rate"] == 0.5 and s["false_abstention_rate"] == pytest.approx(1 / 3, abs=1e-4)
+    # AUC: P(support of an unanswerable < support of an answerable) over the 6 pairs:
+    # u1 (0.2) is below all three; u2 (0.7) is below only a1 -> 4/6
+    assert s["abstention_auc"] == pytest.approx(4 / 6, abs=1e-4)
+    assert s["abstention_curve"]["false_abstention"][-1] == 1.0
+
+
+def test_multihop_helpers():
+    assert pooled_docs([["a", "b", "c"], ["d", "a", "e"]], 4) == ["a", "d", "b", "c"]
+    qrels = {"q": {"a": 1, "e": 1}, "r": {"b": 1}}
+    run = {"q": ["a", "b", "c", "d", "e"], "r": ["x", "b"]}
+    assert full_support_recall(run, qrels, 5) == 1.0
+    assert full_support_recall(run, qrels, 2) == 0.5
