@@ -179,15 +179,21 @@ class Corpus:
         return idx
 
     def index_is_current(self) -> bool:
+        from citegraph.retrievers.sparse import PARAMS
+
         p = self.index_dir / "index.json"
         if not p.exists():
             return False
         try:
             info = json.loads(p.read_text())
-            backend = json.loads((self.index_dir / "sparse" / "backend.json").read_text())["backend"]
+            sparse = json.loads((self.index_dir / "sparse" / "backend.json").read_text())
         except (OSError, json.JSONDecodeError, KeyError):
             return False
-        return bool(info.get("generation") == self.ledger.generation and backend == self.manifest.sparse["backend"])
+        return bool(
+            info.get("generation") == self.ledger.generation
+            and sparse.get("backend") == self.manifest.sparse["backend"]
+            and {k: sparse.get(k) for k in PARAMS} == PARAMS
+        )
 
     def __enter__(self) -> Corpus:
         return self

@@ -103,6 +103,8 @@ def load(folder: Path) -> CorpusIndex | None:
                 z["n_tokens"],
             )
         sparse = load_index(folder / "sparse")
+        if sparse is None:
+            return None
     except (OSError, ValueError, KeyError, json.JSONDecodeError):
         return None
     d = info["density"]
