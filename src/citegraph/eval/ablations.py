@@ -24,7 +24,7 @@ def configurations(base: RetrievalSettings) -> dict[str, tuple[Mode, RetrievalSe
         "hybrid + factual-density rerank": ("hybrid", base.with_(fd_rerank=True)),
         "hybrid - adaptive cutoff": ("hybrid", base.with_(cutoff=False)),
         "hybrid - dedup": ("hybrid", base.with_(dedup_threshold=1.01)),
-        "zscore 0.5/0.5": ("hybrid", base.with_(fusion="zscore", w_dense=0.5, w_sparse=0.5)),
+        "minmax 0.5/0.5": ("hybrid", base.with_(fusion="minmax", w_dense=0.5, w_sparse=0.5)),
     }
     for wd in (0.9, 0.7, 0.5, 0.3, 0.1):
         cfg[f"rrf {wd:.1f}/{1 - wd:.1f}"] = ("hybrid", base.with_(fusion="rrf", w_dense=wd, w_sparse=round(1 - wd, 1)))

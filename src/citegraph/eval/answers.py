@@ -74,6 +74,7 @@ class Row:
     cited_relevant: int = 0
     cited_judged: int = 0
     ms: float = 0.0
+    node_ms: dict[str, float] = field(default_factory=dict)
     fallbacks: list[str] = field(default_factory=list)
 
 
@@ -115,6 +116,7 @@ def score_row(q: Query, answer: Answer, ledger: Ledger, relevant: set[str] | Non
         support=answer.support,
         answer=answer.answer,
         ms=ms,
+        node_ms=answer.timings_ms,
         fallbacks=answer.fallbacks,
     )
     if golds and not answer.abstained:
@@ -164,6 +166,9 @@ def summarize(rows: list[Row]) -> dict[str, Any]:
     ms = [r.ms for r in rows]
     out["latency_ms_p50"] = round(float(np.percentile(ms, 50)), 1) if ms else None
     out["latency_ms_p95"] = round(float(np.percentile(ms, 95)), 1) if ms else None
+    # Per node: summed over its parallel runs (retrieve and extract run once per sub-query / passage).
+    nodes = sorted({n for r in rows for n in r.node_ms})
+    out["node_ms_p50"] = {n: round(float(np.percentile([r.node_ms.get(n, 0.0) for r in rows], 50)), 1) for n in nodes}
     out["fallbacks"] = sum(1 for r in rows if r.fallbacks)
     return out
 
