@@ -150,7 +150,7 @@ class HybridRetriever:
             a = time.perf_counter()
             vec = self.embedder.encode_query(query)
             b = time.perf_counter()
-            want = mode != "sparse" and s.k_dense > 0
+            want = mode != "sparse" and s.k_dense > 0 and len(table) > 0
             hits = self.dense.search(vec, s.k_dense, chroma_where(since_i, until_i, where)) if want else []
             timings["embed_ms"] = (b - a) * 1000
             timings["dense_ms"] = (time.perf_counter() - b) * 1000

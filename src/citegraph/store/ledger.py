@@ -370,6 +370,8 @@ class Ledger:
             )
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, sqlite3.Row]:
+        # "+c.status" keeps SQLite on the primary key: with the status index it would scan every
+        # live passage (29 ms instead of 0.3 ms at 26k passages).
         if not chunk_ids:
             return {}
         marks = ",".join("?" * len(chunk_ids))
@@ -379,7 +381,7 @@ class Ledger:
             's.start AS section_start, s."end" AS section_end '
             "FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
             "LEFT JOIN sections s ON s.section_id = c.section_id "
-            f"WHERE c.chunk_id IN ({marks}) AND c.status = 'live'",
+            f"WHERE c.chunk_id IN ({marks}) AND +c.status = 'live'",
             list(chunk_ids),
         ).fetchall()
         return {r["chunk_id"]: r for r in rows}
