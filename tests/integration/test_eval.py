@@ -52,8 +52,15 @@ def test_eval_answers_with_abstention(tmp_path: Path):
     corpus = tmp_path / "corpus"
     r = eval_cli(tmp_path, "answers", "--data", str(DATA / "unanswerable-mini"), "--corpus", str(corpus))
     assert r["n"] == 24
-    for key in ("correct_abstention_rate", "false_abstention_rate", "abstention_auc", "abstention_curve",
-                "sentences_cited", "quotes_found", "cited_passages_relevant"):
+    for key in (
+        "correct_abstention_rate",
+        "false_abstention_rate",
+        "abstention_auc",
+        "abstention_curve",
+        "sentences_cited",
+        "quotes_found",
+        "cited_passages_relevant",
+    ):
         assert key in r, key
     assert r["sentences_cited"] == 1.0 and r["quotes_found"] == 1.0
     assert (tmp_path / "report" / "abstention_tradeoff.png").exists()
@@ -63,8 +70,12 @@ def test_eval_answers_with_abstention(tmp_path: Path):
 
 def test_eval_multihop(tmp_path: Path):
     r = eval_cli(tmp_path, "multihop", "--data", str(DATA / "hotpot-mini"), "--corpus", str(tmp_path / "c"))
-    for key in ("full_support_recall@5", "full_support_recall@10", "full_support_recall@5_decomposed",
-                "full_support_recall@10_decomposed"):
+    for key in (
+        "full_support_recall@5",
+        "full_support_recall@10",
+        "full_support_recall@5_decomposed",
+        "full_support_recall@10_decomposed",
+    ):
         assert 0 <= r[key] <= 1
     assert r["n"] == 20
 

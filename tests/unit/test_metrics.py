@@ -36,8 +36,10 @@ def test_answer_metrics():
 
 def test_abstention_summary():
     rows = [
-        Row("a1", "", True, False, 0.9, "x"), Row("a2", "", True, False, 0.6, "x"),
-        Row("a3", "", True, True, 0.3, "x"), Row("u1", "", False, True, 0.2, "x"),
+        Row("a1", "", True, False, 0.9, "x"),
+        Row("a2", "", True, False, 0.6, "x"),
+        Row("a3", "", True, True, 0.3, "x"),
+        Row("u1", "", False, True, 0.2, "x"),
         Row("u2", "", False, False, 0.7, "x"),
     ]
     s = summarize(rows)
