@@ -19,7 +19,7 @@ class _Handler(BaseHTTPRequestHandler):
     mode = "error"
     calls = 0
 
-    def do_POST(self):  # noqa: N802 (http.server's naming)
+    def do_POST(self):
         type(self).calls += 1
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if self.mode == "error":
@@ -76,7 +76,7 @@ def bad_endpoint():
 def test_failing_model_falls_back_to_the_extractive_engine(
     mode, bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
 ):
-    server, url = bad_endpoint
+    _server, url = bad_endpoint
     _Handler.mode, _Handler.calls = mode, 0
     corpus = tmp_path / "corpus"
     ingest([doc_folder], corpus, embedder=embedder)
