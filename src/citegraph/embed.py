@@ -166,6 +166,9 @@ class Embedder:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = min(2, os.cpu_count() or 1)
         opts.log_severity_level = 3
+        # No busy-waiting between kernels: ingest runs a writer thread beside the encoder, and spinning
+        # intra-op threads then fight it for the two cores.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         self._session = session
         probe = ["A probe sentence: Super Bowl 50 was played on February 7, 2016.", "short"]
