@@ -47,8 +47,20 @@ lint: setup
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
 
+# The benchmarks of docs/BENCHMARKS.md (needs ../shared/data; about an hour on 2 cores).
+DATA ?= ../shared/data
+BENCH ?= .citegraph/bench
 bench: setup
-	$(BIN)/python benchmarks/retrieval.py
+	mkdir -p bench-out
+	$(BIN)/citegraph eval ablations --data $(DATA)/squad-dev --corpus $(BENCH)/squad-dev --json --out bench-out/ablations-squad
+	$(BIN)/citegraph eval ablations --data $(DATA)/hotpotqa --corpus $(BENCH)/hotpotqa --limit 2000 --multihop --json --out bench-out/ablations-hotpot
+	$(BIN)/citegraph eval retrieval --data $(DATA)/hotpotqa --corpus $(BENCH)/hotpotqa --retriever hybrid --limit 1000 --json --out bench-out/latency-hotpot
+	$(BIN)/python benchmarks/ingest.py $(DATA)/squad-dev/corpus.jsonl
+	$(BIN)/citegraph eval contradictions --pairs $(DATA)/contradictions/pairs.jsonl --json --out bench-out/contradictions
+	$(BIN)/citegraph eval answers --data $(DATA)/squad-dev --corpus $(BENCH)/squad-dev --limit 200 --json --out bench-out/answers-squad
+	$(BIN)/citegraph eval answers --data $(DATA)/unanswerable --corpus $(BENCH)/unanswerable --json --out bench-out/answers-unanswerable
+	$(BIN)/citegraph eval coverage --data $(DATA)/unanswerable --corpus $(BENCH)/unanswerable --json --out bench-out/coverage-unanswerable
+	$(BIN)/citegraph eval density --corpus $(BENCH)/squad-dev --json --out bench-out/density-squad
 
 clean:
 	rm -rf $(VENV) .citegraph .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,39 @@
+"""The LLM engine end to end, replaying responses recorded from a real model (Qwen2.5-Coder-1.5B-
+Instruct through llama.cpp's OpenAI-compatible server; tests/record_llm.py). Every node must take the
+model's output (no fallback), and the writer's validator must still hold: every sentence cited, every
+citation to retrieved evidence, no number the cited facts do not hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citegraph.text.claims import extract_numbers
+from llm_cases import CASES, CASSETTES, build_corpus, run_case, vcr_config
+
+ROOT = Path("/tmp/citegraph-llm-cases")  # the recording's folder: document ids hash the path
+
+
+@pytest.fixture(scope="module")
+def corpus(embedder):
+    import shutil
+
+    shutil.rmtree(ROOT, ignore_errors=True)
+    return build_corpus(ROOT / "docs", ROOT / "corpus", embedder)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
+    cassette = CASSETTES / f"{name}.yaml"
+    assert cassette.exists(), f"record it: .venv/bin/python tests/record_llm.py ({cassette})"
+    with vcr_config().use_cassette(str(cassette), record_mode="none", allow_playback_repeats=True):
+        answer = run_case(name, corpus)
+    assert answer.fallbacks == [], "a request did not match the recording, or a recorded reply failed"
+    assert answer.engine == "llm"
+    assert not answer.abstained and answer.sentences
+    assert all(s.citations for s in answer.sentences)
+    refs = {r.n: r for r in answer.references}
+    for s in answer.sentences:
+        held = {n for c in s.citations for n in extract_numbers(refs[c].quote)}
+        assert set(extract_numbers(s.text.split("[")[0])) <= held

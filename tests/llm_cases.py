@@ -1,0 +1,47 @@
+"""The questions whose model traffic is recorded (tests/record_llm.py) and replayed
+(tests/integration/test_llm_recorded.py): the same corpus, the same settings, so every request the
+graph makes matches a recorded one by method, path and body."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citegraph.api import ask
+from citegraph.schemas import Answer
+
+CASSETTES = Path(__file__).parent / "data" / "cassettes"
+# The endpoint the recordings were made against (llama.cpp's server from ../shared/tools/local-model.sh,
+# Qwen2.5-Coder-1.5B-Instruct Q4_K_M); replay never connects to it.
+BASE_URL = "http://127.0.0.1:8765/v1"
+MODEL = "local"
+CASES = {
+    "etna": "How tall is Mount Etna?",
+    "bees": "What share of their colonies did US beekeepers lose between April 2019 and April 2020?",
+}
+
+
+def build_corpus(folder: Path, corpus: Path, embedder) -> Path:
+    from conftest import DOCS
+
+    from citegraph.ingest.pipeline import ingest
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in DOCS.items():
+        (folder / name).write_text(text)
+    ingest([folder], corpus, embedder=embedder)
+    return corpus
+
+
+def run_case(name: str, corpus: Path) -> Answer:
+    return ask(CASES[name], corpus=str(corpus), llm_base_url=BASE_URL, llm_model=MODEL, llm_max_retries=0,
+               llm_timeout_s=600, passages_precise=3, evidence_top_m=3)
+
+
+def vcr_config():
+    import vcr
+
+    return vcr.VCR(
+        match_on=["method", "scheme", "host", "port", "path", "body"],
+        filter_headers=["authorization"],
+        decode_compressed_response=True,
+    )

@@ -1,0 +1,37 @@
+"""Record the model traffic replayed by tests/integration/test_llm_recorded.py.
+
+Needs the local model server (../shared/tools/local-model.sh serve VENV GGUF 8765). Run from the repo:
+    .venv/bin/python tests/record_llm.py
+The corpus is built in a fixed folder so that document ids (which hash the file path) match replay.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import citegraph  # noqa: E402,F401
+from citegraph.embed import get_embedder  # noqa: E402
+from llm_cases import CASES, CASSETTES, build_corpus, run_case, vcr_config  # noqa: E402
+
+ROOT = Path("/tmp/citegraph-llm-cases")
+
+
+def main() -> None:
+    shutil.rmtree(ROOT, ignore_errors=True)
+    corpus = build_corpus(ROOT / "docs", ROOT / "corpus", get_embedder())
+    CASSETTES.mkdir(parents=True, exist_ok=True)
+    for name in CASES:
+        path = CASSETTES / f"{name}.yaml"
+        path.unlink(missing_ok=True)
+        with vcr_config().use_cassette(str(path), record_mode="all"):
+            answer = run_case(name, corpus)
+        print(name, answer.engine, answer.fallbacks, answer.timings_ms)
+        print(answer.render())
+
+
+if __name__ == "__main__":
+    main()
