@@ -9,10 +9,12 @@ response format; function calling works there and everywhere else).
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from functools import lru_cache
+import weakref
 from typing import Any, TypeVar
 
+import httpx
 from pydantic import BaseModel, SecretStr
 
 from citegraph.context import Context
@@ -21,34 +23,43 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
 
-@lru_cache(maxsize=8)
-def _chat_model(
-    base_url: str | None, model: str, api_key: str | None, timeout: float, retries: int, temperature: float
-) -> Any:
-    from langchain_openai import ChatOpenAI
-
-    return ChatOpenAI(
-        model=model,
-        base_url=base_url,
-        api_key=SecretStr(api_key or "not-needed"),
-        timeout=timeout,
-        max_retries=retries,
-        temperature=temperature,
-    )
+# One client per event loop: ChatOpenAI's async HTTP client is bound to the loop it first ran on, and
+# `ask()` runs each question in a new loop (asyncio.run).
+_models: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
 
 
 def chat_model(ctx: Context) -> Any | None:
     """The configured chat model, or None when the extractive engine is in use."""
     if not ctx.has_llm:
         return None
-    return _chat_model(
+    from langchain_openai import ChatOpenAI
+
+    key = (
         ctx.llm_base_url,
-        str(ctx.llm_model),
+        ctx.llm_model,
         ctx.llm_api_key,
         ctx.llm_timeout_s,
         ctx.llm_max_retries,
         ctx.llm_temperature,
     )
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    cache = _models.setdefault(loop, {}) if loop is not None else {}
+    if key not in cache:
+        cache[key] = ChatOpenAI(
+            model=str(ctx.llm_model),
+            base_url=ctx.llm_base_url,
+            api_key=SecretStr(ctx.llm_api_key or "not-needed"),
+            timeout=ctx.llm_timeout_s,
+            max_retries=ctx.llm_max_retries,
+            temperature=ctx.llm_temperature,
+            # Our own async HTTP client for this loop: langchain-openai's default one is shared by the
+            # whole process and dies with the first loop ("Event loop is closed" on the next ask()).
+            http_async_client=httpx.AsyncClient(timeout=ctx.llm_timeout_s),
+        )
+    return cache[key]
 
 
 def engine_name(ctx: Context) -> str:

@@ -115,6 +115,10 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
         decision, fallback = await structured_call(ctx, RouteDecision, ROUTE.format(question=question))
         if decision is not None:
             qclass, mode = decision.query_class, decision.mode
+            # Never let a model route a question away from the evidence: "direct" (an uncited answer
+            # from the model's own memory) only for what the rules also see as needing no documents.
+            if mode == "direct" and not _DIRECT.search(question):
+                mode = "recent" if _RECENT.search(question) else "corpus"
             domains = [d.strip().lower() for d in decision.domains if d.strip()][:5] or domains
     if forced in ("recent", "corpus", "direct"):
         mode = forced
