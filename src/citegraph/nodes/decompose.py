@@ -25,41 +25,11 @@ from citegraph.prompts import DECOMPOSE
 from citegraph.schemas import QueryClass, SubQuery
 from citegraph.state import State
 from citegraph.text.claims import extract_entities
-from citegraph.text.tokens import STOPWORDS
+from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
 
 _QUOTED = re.compile(r"[\"“”‘’']([^\"“”‘’']{2,})[\"“”‘’']")
 _WORD = re.compile(r"[\w'’-]+")
-_QWORDS = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "does",
-        "did",
-        "do",
-        "is",
-        "are",
-        "was",
-        "were",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "many",
-        "much",
-        "the",
-        "a",
-        "an",
-        "of",
-    ]
-)
+_QWORDS = QUESTION_WORDS | {"the", "a", "an", "of"}
 _FACETS = {
     "broad_synthesis": ["main points", "history", "limitations"],
     "reasoning": ["causes reasons", "mechanism effects", "limitations"],

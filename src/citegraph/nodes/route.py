@@ -22,7 +22,7 @@ from citegraph.prompts import ROUTE
 from citegraph.schemas import Mode, QueryClass
 from citegraph.state import State
 from citegraph.text.claims import extract_entities
-from citegraph.text.tokens import STOPWORDS
+from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
 
 _RECENT = re.compile(
     r"\b(latest|current(ly)?|now|nowadays|today|recent(ly)?|this (year|month|week)|so far|as of|at present|"
@@ -44,33 +44,7 @@ _BROAD = re.compile(
 _DIRECT = re.compile(
     r"^\s*(hi|hello|hey|thanks|thank you)\b|^\s*(what is|compute|calculate)\s+[\d\s+*/().-]+\??$", re.IGNORECASE
 )
-_QWORDS = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "does",
-        "did",
-        "do",
-        "is",
-        "are",
-        "was",
-        "were",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "many",
-        "much",
-    ]
-)
+_QWORDS = QUESTION_WORDS
 
 
 def classify(question: str) -> tuple[QueryClass, list[str]]:

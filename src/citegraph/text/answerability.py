@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Literal
 
 from citegraph.text.claims import Claim, extract_entities, score_claim
-from citegraph.text.tokens import tokenize
+from citegraph.text.tokens import QUESTION_WORDS, tokenize
 
 AnswerType = Literal["number", "date", "entity"] | None
 
@@ -34,12 +34,7 @@ _ENTITY_Q = re.compile(
     r"organization|organisation|band|group|university|party|president)\b",
     re.IGNORECASE,
 )
-_QUESTION_WORDS = frozenset(
-    tokenize(
-        "what which who whom whose when where why how many much does did do is are was were can could would "
-        "should will name type kind"
-    )
-)
+_QUESTION_WORDS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " name type kind"))
 TYPE_DISCOUNT = 0.75
 
 

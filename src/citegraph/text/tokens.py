@@ -13,6 +13,11 @@ from bm25s.stopwords import STOPWORDS_EN
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(STOPWORDS_EN)
+# Words that shape a question rather than say what it is about.
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does did do is are was were can could would should will "
+    "many much".split()
+)
 
 
 @lru_cache(maxsize=4)
