@@ -21,9 +21,8 @@ CASES = {
 
 
 def build_corpus(folder: Path, corpus: Path, embedder) -> Path:
-    from conftest import DOCS
-
     from citegraph.ingest.pipeline import ingest
+    from conftest import DOCS
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in DOCS.items():
@@ -33,8 +32,16 @@ def build_corpus(folder: Path, corpus: Path, embedder) -> Path:
 
 
 def run_case(name: str, corpus: Path) -> Answer:
-    return ask(CASES[name], corpus=str(corpus), llm_base_url=BASE_URL, llm_model=MODEL, llm_max_retries=0,
-               llm_timeout_s=600, passages_precise=3, evidence_top_m=3)
+    return ask(
+        CASES[name],
+        corpus=str(corpus),
+        llm_base_url=BASE_URL,
+        llm_model=MODEL,
+        llm_max_retries=0,
+        llm_timeout_s=600,
+        passages_precise=3,
+        evidence_top_m=3,
+    )
 
 
 def vcr_config():

@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import citegraph  # noqa: E402,F401
-from citegraph.embed import get_embedder  # noqa: E402
-from llm_cases import CASES, CASSETTES, build_corpus, run_case, vcr_config  # noqa: E402
+import citegraph  # noqa: F401
+from citegraph.embed import get_embedder
+from llm_cases import CASES, CASSETTES, build_corpus, run_case, vcr_config
 
 ROOT = Path("/tmp/citegraph-llm-cases")
 
