@@ -139,10 +139,10 @@ def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: Chu
     return out
 
 
-def chroma_metadata(row: ChunkRow, metadata: dict[str, Any]) -> dict[str, Any]:
+def chroma_metadata(doc_id: str, date_int: int, tier: str, metadata: dict[str, Any]) -> dict[str, Any]:
     """What Chroma filters on: the document, its date (YYYYMMDD, a number: Chroma's range filters
     compare numbers only), its tier and its scalar metadata (prefixed m_)."""
-    meta: dict[str, Any] = {"doc_id": row.doc_id, "date": row.date_int, "tier": row.source_tier}
+    meta: dict[str, Any] = {"doc_id": doc_id, "date": date_int, "tier": tier}
     for k, v in metadata.items():
         if isinstance(v, bool | int | float | str) and v != "":
             meta[f"m_{k}"] = v
@@ -151,15 +151,8 @@ def chroma_metadata(row: ChunkRow, metadata: dict[str, Any]) -> dict[str, Any]:
 
 def restored_metadata(row: Any) -> dict[str, Any]:
     """Chroma metadata rebuilt from a ledger row (to restore a vector Chroma lost)."""
-    meta: dict[str, Any] = {
-        "doc_id": row["doc_id"],
-        "date": date_to_int(parse_date(row["date"])),
-        "tier": row["source_tier"],
-    }
-    for k, v in json.loads(row["metadata"]).items():
-        if isinstance(v, bool | int | float | str) and v != "":
-            meta[f"m_{k}"] = v
-    return meta
+    date_int = date_to_int(parse_date(row["date"]))
+    return chroma_metadata(row["doc_id"], date_int, row["source_tier"], json.loads(row["metadata"]))
 
 
 class Ingestor:
@@ -322,7 +315,11 @@ class Ingestor:
         replaced = ledger.stage([w.rows for w in batch])  # 1. ledger: pending
         dense.delete(replaced)  # 2. Chroma
         if chunks:
-            metas = [chroma_metadata(c, w.doc.metadata) for w in batch for c in w.rows.chunks]
+            metas = [
+                chroma_metadata(c.doc_id, c.date_int, c.source_tier, w.doc.metadata)
+                for w in batch
+                for c in w.rows.chunks
+            ]
             dense.add([c.chunk_id for c in chunks], vecs, metas)  # new ids: chunk ids carry a content hash
         ledger.commit([w.doc.doc_id for w in batch])  # 3. ledger: live
         for w in batch:
