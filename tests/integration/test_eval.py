@@ -69,6 +69,26 @@ def test_eval_answers_with_abstention(tmp_path: Path):
     assert len(rows) == 24
 
 
+def test_eval_answers_through_langsmith_offline(tmp_path: Path, monkeypatch):
+    """`--langsmith` without a key runs LangSmith's evaluate() locally and reports the very figures of
+    the plain run, question by question."""
+    monkeypatch.delenv("LANGSMITH_API_KEY", raising=False)
+    monkeypatch.delenv("LANGCHAIN_API_KEY", raising=False)
+    corpus = tmp_path / "corpus"
+    args = ("answers", "--data", str(DATA / "unanswerable-mini"), "--corpus", str(corpus), "--limit", "8")
+    plain = eval_cli(tmp_path / "plain", *args)
+    rows_plain = (tmp_path / "plain" / "report" / "answers.jsonl").read_text().splitlines()
+    traced = eval_cli(tmp_path / "ls", *args, "--langsmith")
+    rows_ls = (tmp_path / "ls" / "report" / "answers.jsonl").read_text().splitlines()
+    assert traced["langsmith"]["uploaded"] is False and traced["langsmith"]["experiment"].startswith("citegraph")
+    for key in ("n", "abstention_rate", "abstention_auc", "sentences_cited", "quotes_found"):
+        assert traced[key] == plain[key], key
+    by_qid = {json.loads(x)["qid"]: json.loads(x) for x in rows_plain}
+    for line in rows_ls:
+        row = json.loads(line)
+        assert (row["abstained"], row["support"]) == (by_qid[row["qid"]]["abstained"], by_qid[row["qid"]]["support"])
+
+
 def test_eval_multihop(tmp_path: Path):
     r = eval_cli(tmp_path, "multihop", "--data", str(DATA / "hotpot-mini"), "--corpus", str(tmp_path / "c"))
     for key in (

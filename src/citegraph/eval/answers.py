@@ -8,13 +8,21 @@
   scikit-learn's ROC AUC: 0.5 is a random ranking);
 - citations: the share of sentences with a citation, of citations whose quote is found in the
   cited passage at its span, and of cited passages that qrels judge relevant.
+
+With `langsmith=True` the same run goes through LangSmith's `evaluate()`: each question is an
+Example, the graph is the target, and each row's scores are its feedback. Without LANGSMITH_API_KEY
+nothing leaves the machine (`upload_runs=False`); with one, the experiment is uploaded as well.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
+import uuid
 import string
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -212,3 +220,86 @@ def run_answers(
     finally:
         corpus.close()
     return rows
+
+
+FEEDBACK = ("contains_gold", "token_f1", "correct_abstention", "sentences_cited", "quotes_found", "support")
+
+
+def feedback(row: Row) -> list[dict[str, Any]]:
+    """One answer's scores as LangSmith feedback (keys left out where they do not apply)."""
+    scores: dict[str, float | None] = {
+        "contains_gold": None if row.contains is None else float(row.contains),
+        "token_f1": row.f1,
+        "correct_abstention": None if row.answerable is None else float(row.abstained != row.answerable),
+        "sentences_cited": row.cited_sentences / row.sentences if row.sentences else None,
+        "quotes_found": row.quotes_found / row.citations if row.citations else None,
+        "support": row.support,
+    }
+    return [{"key": k, "score": v} for k, v in scores.items() if v is not None]
+
+
+def run_answers_langsmith(
+    dataset: Dataset,
+    queries: list[Query],
+    corpus_dir: str,
+    settings: dict[str, Any] | None = None,
+    experiment_prefix: str = "citegraph-answers",
+) -> tuple[list[Row], dict[str, Any]]:
+    """The answers run through `langsmith.evaluate`; returns the rows and where the experiment went."""
+    from langsmith import Client, evaluate
+    from langsmith.schemas import Example, LangSmithInfo
+
+    from citegraph.api import ask
+    from citegraph.embed import get_embedder
+    from citegraph.store.corpus import Corpus
+
+    upload = bool(os.environ.get("LANGSMITH_API_KEY") or os.environ.get("LANGCHAIN_API_KEY"))
+    # Offline, an empty server description spares the client its lookup of a server it cannot reach.
+    client = Client() if upload else Client(api_key="offline", info=LangSmithInfo())
+    dataset_id = uuid.uuid5(uuid.NAMESPACE_URL, f"citegraph:{dataset.folder}")
+    examples = [
+        Example(
+            id=uuid.uuid5(dataset_id, q.id),
+            dataset_id=dataset_id,
+            inputs={"qid": q.id, "question": q.text},
+            outputs={"answers": q.extra.get("answers", []), "answerable": q.extra.get("answerable")},
+        )
+        for q in queries
+    ]
+    by_id = {q.id: q for q in queries}
+    corpus = Corpus.open(corpus_dir, get_embedder().identity.as_dict())
+    if queries:  # warm: the first run loads models and indexes
+        ask(queries[0].text, corpus=corpus_dir, **(settings or {}))
+
+    def target(inputs: dict[str, Any]) -> dict[str, Any]:
+        q = by_id[inputs["qid"]]
+        t = time.perf_counter()
+        answer = ask(q.text, corpus=corpus_dir, **(settings or {}))
+        ms = (time.perf_counter() - t) * 1000
+        relevant = set(dataset.qrels[q.id]) if q.id in dataset.qrels else None
+        return score_row(q, answer, corpus.ledger, relevant, ms).__dict__
+
+    def scores(outputs: dict[str, Any]) -> dict[str, Any]:
+        return {"results": feedback(Row(**outputs))}
+
+    try:
+        # evaluate() prints its experiment banner on stdout, which belongs to --json.
+        with contextlib.redirect_stdout(sys.stderr):
+            results = evaluate(
+                target,
+                data=examples,
+                evaluators=[scores],
+                experiment_prefix=experiment_prefix,
+                metadata={"corpus": corpus_dir, "data": str(dataset.folder), **(settings or {})},
+                max_concurrency=0,
+                upload_runs=upload,
+                client=client,
+            )
+            runs = [r["run"] for r in results]
+            failed = [r for r in runs if r.error or not r.outputs]
+        if failed:
+            raise RuntimeError(f"{len(failed)} of {len(runs)} questions failed; first: {failed[0].error}")
+        rows = [Row(**r.outputs) for r in runs]
+    finally:
+        corpus.close()
+    return rows, {"experiment": results.experiment_name, "uploaded": upload}

@@ -33,6 +33,11 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     common(e)
     e.add_argument("--llm-base-url")
     e.add_argument("--llm-model")
+    e.add_argument(
+        "--langsmith",
+        action="store_true",
+        help="run through LangSmith's evaluate(): local without LANGSMITH_API_KEY, uploaded with one",
+    )
 
     e = esub.add_parser("multihop", help="full-support Recall@5/@10 with and without decomposition")
     common(e)
@@ -119,10 +124,14 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
     head = {"data": str(a.data), "corpus": a.corpus, "n_queries": len(queries)}
 
     if cmd == "answers":
-        from citegraph.eval.answers import run_answers, summarize
+        from citegraph.eval.answers import run_answers, run_answers_langsmith, summarize
 
         settings = {k: v for k, v in {"llm_base_url": a.llm_base_url, "llm_model": a.llm_model}.items() if v}
-        rows = run_answers(ds, queries, a.corpus, settings, progress=progress)
+        if a.langsmith:
+            rows, where = run_answers_langsmith(ds, queries, a.corpus, settings)
+            head["langsmith"] = where
+        else:
+            rows = run_answers(ds, queries, a.corpus, settings, progress=progress)
         out = {**head, **summarize(rows)}
         folder = report.out_dir(a.out, cmd)
         (folder / "answers.jsonl").write_text("".join(json.dumps(r.__dict__) + "\n" for r in rows))
