@@ -20,10 +20,10 @@ import asyncio
 import contextlib
 import os
 import re
-import uuid
 import string
 import sys
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
