@@ -299,7 +299,7 @@ def run_answers_langsmith(
             failed = [r for r in runs if r.error or not r.outputs]
         if failed:
             raise RuntimeError(f"{len(failed)} of {len(runs)} questions failed; first: {failed[0].error}")
-        rows = [Row(**r.outputs) for r in runs]
+        rows = [Row(**(r.outputs or {})) for r in runs]
     finally:
         corpus.close()
     return rows, {"experiment": results.experiment_name, "uploaded": upload}
