@@ -14,9 +14,13 @@ CASSETTES = Path(__file__).parent / "data" / "cassettes"
 # Qwen2.5-Coder-1.5B-Instruct Q4_K_M); replay never connects to it.
 BASE_URL = "http://127.0.0.1:8765/v1"
 MODEL = "local"
+# name: (question, llm_scope). "judge" cases: the model only judges whether the passages answer.
 CASES = {
-    "etna": "How tall is Mount Etna?",
-    "bees": "What share of their colonies did US beekeepers lose between April 2019 and April 2020?",
+    "etna": ("How tall is Mount Etna?", "all"),
+    "bees": ("What share of their colonies did US beekeepers lose between April 2019 and April 2020?", "all"),
+    "judge-etna": ("How tall is Mount Etna?", "judge"),
+    # On the topic, with a date, so the lexical score passes it; but no passage says when Etna first erupted.
+    "judge-first-eruption": ("When did Mount Etna first erupt?", "judge"),
 }
 
 
@@ -32,11 +36,13 @@ def build_corpus(folder: Path, corpus: Path, embedder) -> Path:
 
 
 def run_case(name: str, corpus: Path) -> Answer:
+    question, scope = CASES[name]
     return ask(
-        CASES[name],
+        question,
         corpus=str(corpus),
         llm_base_url=BASE_URL,
         llm_model=MODEL,
+        llm_scope=scope,
         llm_max_retries=0,
         llm_timeout_s=600,
         passages_precise=3,

@@ -120,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default $CITEGRAPH_LLM_BASE_URL)")
     p.add_argument("--llm-model", help="model name (default $CITEGRAPH_LLM_MODEL); none: extractive engine")
+    p.add_argument(
+        "--llm-scope",
+        choices=["all", "judge"],
+        help="with a model: it runs every node (all), or only judges whether the facts answer (judge)",
+    )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
 
     p = sub.add_parser("eval", help="measure citegraph on benchmarks (see `citegraph eval -h`)")
@@ -268,7 +273,12 @@ def cmd_ask(a: argparse.Namespace) -> int:
     if a.as_of:
         require_date(a.as_of, "--as-of")
     ctx = make_context(
-        corpus_dir=a.corpus, as_of=a.as_of, chroma_url=a.chroma_url, llm_base_url=a.llm_base_url, llm_model=a.llm_model
+        corpus_dir=a.corpus,
+        as_of=a.as_of,
+        chroma_url=a.chroma_url,
+        llm_base_url=a.llm_base_url,
+        llm_model=a.llm_model,
+        llm_scope=a.llm_scope,
     )
     from citegraph.store.corpus import read_manifest
 

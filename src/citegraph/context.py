@@ -9,7 +9,7 @@ for configuration.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from citegraph.errors import InputError
 
@@ -119,7 +119,7 @@ class Context:
 
     Every field has a default; the model and corpus settings fall back to environment variables
     (CITEGRAPH_CORPUS, CITEGRAPH_CHROMA_URL, CITEGRAPH_LLM_BASE_URL, CITEGRAPH_LLM_MODEL,
-    CITEGRAPH_LLM_API_KEY or OPENAI_API_KEY) so that `langgraph dev` and Studio need no input
+    CITEGRAPH_LLM_API_KEY or OPENAI_API_KEY, CITEGRAPH_LLM_SCOPE) so that `langgraph dev` and Studio need no input
     beyond the question. This is the only place that reads the environment for configuration.
     """
 
@@ -133,6 +133,13 @@ class Context:
     llm_timeout_s: float = 120.0
     llm_max_retries: int = 1
     llm_temperature: float = 0.0
+    # What the model does when there is one: "all" nodes, or only "judge" whether the facts answer
+    # the question (one short call; retrieval, facts and the answer stay extractive, quotes exact).
+    llm_scope: Literal["all", "judge"] = field(
+        default_factory=lambda: cast(Literal["all", "judge"], _env("CITEGRAPH_LLM_SCOPE", "all"))
+    )
+    # Passages the judge reads: those of the best supported facts.
+    judge_passages: int = 2
     # Decomposition (Agentic Hybrid RAG: at most 5 sub-queries).
     max_sub_queries: int = 5
     # Retrieval (see RetrievalSettings for the meaning of each).
@@ -158,7 +165,8 @@ class Context:
     # Facts: at most this many per passage; a fact bears on the question from this relevance on.
     facts_per_passage: int = 3
     min_fact_relevance: float = 0.35
-    # Abstain when the best support for an answer falls below this (see text/answerability.py).
+    # Abstain when the support for an answer falls below this: the lexical score of
+    # text/answerability.py, or with a model, its probability that the passages answer (nodes/judge.py).
     abstain_threshold: float = 0.45
     # Contradictions: numbers within this relative difference (or one a rounding of the other)
     # disagree only in a detail (minor).
@@ -170,6 +178,10 @@ class Context:
     sentences_reasoning: int = 4
     # Age is measured from this date (ISO); empty means today.
     as_of: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.llm_scope not in ("all", "judge"):
+            raise InputError(f"unknown llm_scope {self.llm_scope!r} (CITEGRAPH_LLM_SCOPE): use all or judge")
 
     @property
     def has_llm(self) -> bool:

@@ -5,7 +5,7 @@ START → route ─┬─ direct ───────────────�
                └─ recent | corpus → decompose → retrieve (Send per sub-query) → pool
                     → extract (Send per passage) → contradictions
                     → [major/critical open, rounds left] reconcile → retrieve (targeted) → …
-                    → [supported] write → END   |   [else] abstain → END
+                    → judge → [the facts answer it] write → END   |   [else] abstain → END
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from citegraph.nodes.abstain import abstain
 from citegraph.nodes.contradictions import detect_contradictions, route_after_contradictions
 from citegraph.nodes.decompose import decompose_question
 from citegraph.nodes.extract import extract_facts
+from citegraph.nodes.judge import judge_answerability, route_after_judge
 from citegraph.nodes.reconcile import reconcile_conflicts
 from citegraph.nodes.retrieve import fan_out_extraction, fan_out_retrieval, pool_evidence, retrieve
 from citegraph.nodes.route import route_after_route, route_question
@@ -30,6 +31,7 @@ builder.add_node("retrieve", retrieve, input_schema=RetrieveTask)
 builder.add_node("pool", pool_evidence)
 builder.add_node("extract", extract_facts, input_schema=ExtractTask)
 builder.add_node("contradictions", detect_contradictions)
+builder.add_node("judge", judge_answerability)
 builder.add_node("reconcile", reconcile_conflicts)
 builder.add_node("write", write_answer)
 builder.add_node("abstain", abstain)
@@ -40,7 +42,8 @@ builder.add_conditional_edges("decompose", fan_out_retrieval, ["retrieve", "pool
 builder.add_edge("retrieve", "pool")
 builder.add_conditional_edges("pool", fan_out_extraction, ["extract", "contradictions"])
 builder.add_edge("extract", "contradictions")
-builder.add_conditional_edges("contradictions", route_after_contradictions, ["reconcile", "write", "abstain"])
+builder.add_conditional_edges("contradictions", route_after_contradictions, ["reconcile", "judge"])
+builder.add_conditional_edges("judge", route_after_judge, ["write", "abstain"])
 builder.add_conditional_edges("reconcile", fan_out_retrieval, ["retrieve", "pool"])
 builder.add_edge("write", END)
 builder.add_edge("abstain", END)

@@ -63,7 +63,8 @@ def chat_model(ctx: Context) -> Any | None:
 
 
 def engine_name(ctx: Context) -> str:
-    return "llm" if ctx.has_llm else "extractive"
+    """The engine of the nodes that read and write text; with llm_scope "judge" the model only judges."""
+    return "llm" if ctx.has_llm and ctx.llm_scope == "all" else "extractive"
 
 
 async def structured_call(ctx: Context, schema: type[T], prompt: str) -> tuple[T | None, str | None]:
@@ -98,3 +99,35 @@ async def text_call(ctx: Context, prompt: str) -> tuple[str | None, str | None]:
         return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
     text = msg.content if isinstance(msg.content, str) else str(msg.content)
     return (text.strip() or None), (None if text.strip() else "empty reply")
+
+
+def _yes_no(token: str) -> str | None:
+    word = token.strip().lower()
+    return word if word in ("yes", "no") else None
+
+
+async def yes_probability(ctx: Context, prompt: str) -> tuple[float | None, str | None]:
+    """The model's probability of answering "yes" to a yes/no prompt, read from the log-probabilities
+    of its first token (a graded score, so a threshold can trade one error for the other). Endpoints
+    that return no log-probabilities give 1.0 or 0.0 from the reply itself. Never raises."""
+    import math
+
+    model = chat_model(ctx)
+    if model is None:
+        return None, None
+    try:
+        msg = await model.bind(logprobs=True, top_logprobs=20, max_tokens=1).ainvoke(prompt)
+    except Exception as exc:
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+    content = (msg.response_metadata.get("logprobs") or {}).get("content") or []
+    mass = {"yes": 0.0, "no": 0.0}
+    for alt in content[0].get("top_logprobs", []) if content else []:
+        word = _yes_no(alt.get("token", ""))
+        if word:
+            mass[word] += math.exp(alt["logprob"])
+    if mass["yes"] + mass["no"] > 0:
+        return mass["yes"] / (mass["yes"] + mass["no"]), None
+    word = _yes_no(str(msg.content))
+    if word:
+        return (1.0 if word == "yes" else 0.0), None
+    return None, f"the model answered neither yes nor no: {str(msg.content)[:40]!r}"

@@ -44,6 +44,15 @@ Question: {question}
 Facts:
 {facts}"""
 
+# Answered with one token, "Yes" or "No"; the probability of "Yes" is the support for an answer.
+JUDGE = """{passages}
+
+Question: {question}
+
+Do the passages above state the answer to the question exactly as asked? Watch for questions that
+change a name, a date, a negation or a detail so that the passages no longer answer them.
+Reply Yes or No."""
+
 DIRECT = """Answer briefly and plainly. This answer will be shown as uncited (no documents were used).
 
 Question: {question}"""

@@ -135,6 +135,9 @@ class Answer(BaseModel):
     contradictions: list[Contradiction] = Field(default_factory=list)
     reconcile_rounds: int = 0
     support: float = Field(default=0.0, description="How well the facts answer the question (abstain below)")
+    support_source: Literal["lexical", "model"] = Field(
+        default="lexical", description="lexical: the facts' relevance; model: the model's probability that they answer"
+    )
     searched: list[str] = Field(default_factory=list, description="What was searched, for an abstention")
     engine: str = "extractive"
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -57,7 +57,8 @@ class State(InputState):
     extracted: Annotated[list[str], merge_ids]  # passages already read by `extract`
     facts: Annotated[list[Fact], merge_facts]
     contradictions: list[Contradiction]
-    support: float  # how well the facts answer the question (text/answerability.py)
+    support: float  # how well the facts answer the question (nodes/judge.py)
+    support_source: Literal["lexical", "model"]
     supported: list[str]  # ids of facts that bear on the question
     abstain_threshold: float
     reconcile_rounds: int

@@ -23,17 +23,41 @@ def corpus(embedder):
     return build_corpus(ROOT / "docs", ROOT / "corpus", embedder)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
+def replay(name: str, corpus: Path):
     cassette = CASSETTES / f"{name}.yaml"
     assert cassette.exists(), f"record it: .venv/bin/python tests/record_llm.py ({cassette})"
     with vcr_config().use_cassette(str(cassette), record_mode="none", allow_playback_repeats=True):
         answer = run_case(name, corpus)
     assert answer.fallbacks == [], "a request did not match the recording, or a recorded reply failed"
-    assert answer.engine == "llm"
+    return answer
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, scope) in CASES.items() if scope == "all"))
+def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
+    answer = replay(name, corpus)
+    assert answer.engine == "llm" and answer.support_source == "model"
     assert not answer.abstained and answer.sentences
     assert all(s.citations for s in answer.sentences)
     refs = {r.n: r for r in answer.references}
     for s in answer.sentences:
         held = {n for c in s.citations for n in extract_numbers(refs[c].quote)}
         assert set(extract_numbers(s.text.split("[")[0])) <= held
+
+
+def test_model_judge_answers_what_the_passages_state(corpus: Path):
+    answer = replay("judge-etna", corpus)
+    # Only the judge asked the model: the answer itself is extractive, quoted exactly.
+    assert answer.engine == "extractive" and answer.support_source == "model"
+    assert not answer.abstained and "3,357 metres" in answer.answer
+    assert answer.support >= 0.45 and all(s.citations for s in answer.sentences)
+
+
+def test_model_judge_abstains_where_the_lexical_score_would_answer(corpus: Path):
+    from citegraph.api import ask
+
+    question = CASES["judge-first-eruption"][0]
+    lexical = ask(question, corpus=str(corpus), passages_precise=3, evidence_top_m=3)
+    assert not lexical.abstained and lexical.support_source == "lexical"  # on topic, has a date: it answers
+    judged = replay("judge-first-eruption", corpus)
+    assert judged.abstained and judged.support_source == "model" and judged.support < 0.45
+    assert "the model judged the passages not to state the answer" in judged.abstain_reason

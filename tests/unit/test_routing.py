@@ -3,6 +3,7 @@
 from langgraph.types import Send
 
 from citegraph.nodes.contradictions import route_after_contradictions
+from citegraph.nodes.judge import route_after_judge
 from citegraph.nodes.retrieve import fan_out_extraction, fan_out_retrieval
 from citegraph.nodes.route import classify, pick_mode, route_after_route
 from citegraph.schemas import Contradiction, Evidence, SubQuery
@@ -26,22 +27,22 @@ def test_route_after_contradictions_loops_at_most_max_rounds():
     open_major = {**base, "contradictions": [_con("major", False)]}
     assert route_after_contradictions({**open_major, "reconcile_rounds": 0}) == "reconcile"
     assert route_after_contradictions({**open_major, "reconcile_rounds": 1}) == "reconcile"
-    assert route_after_contradictions({**open_major, "reconcile_rounds": 2}) == "write"
+    assert route_after_contradictions({**open_major, "reconcile_rounds": 2}) == "judge"
     # A minor one never loops; a settled major one neither.
     assert (
-        route_after_contradictions({**base, "contradictions": [_con("minor", False)], "reconcile_rounds": 0}) == "write"
+        route_after_contradictions({**base, "contradictions": [_con("minor", False)], "reconcile_rounds": 0}) == "judge"
     )
     assert (
         route_after_contradictions({**base, "contradictions": [_con("critical", True)], "reconcile_rounds": 0})
-        == "write"
+        == "judge"
     )
 
 
-def test_route_after_contradictions_abstains_without_support():
-    state = {"contradictions": [], "reconcile_rounds": 0, "max_reconcile_rounds": 2, "abstain_threshold": 0.5}
-    assert route_after_contradictions({**state, "supported": [], "support": 0.9}) == "abstain"
-    assert route_after_contradictions({**state, "supported": ["a"], "support": 0.3}) == "abstain"
-    assert route_after_contradictions({**state, "supported": ["a"], "support": 0.6}) == "write"
+def test_route_after_judge_abstains_without_support():
+    state = {"abstain_threshold": 0.5}
+    assert route_after_judge({**state, "supported": [], "support": 0.9}) == "abstain"
+    assert route_after_judge({**state, "supported": ["a"], "support": 0.3}) == "abstain"
+    assert route_after_judge({**state, "supported": ["a"], "support": 0.6}) == "write"
 
 
 def test_fan_out_retrieval_sends_one_task_per_query():

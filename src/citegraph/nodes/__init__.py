@@ -1,5 +1,5 @@
 """The evidence graph's nodes, one module each: route, decompose, retrieve (and pool), extract,
-contradictions, reconcile, write, abstain. Each node is `async def verb_noun(state, runtime)` and
+contradictions, reconcile, judge, write, abstain. Each node is `async def verb_noun(state, runtime)` and
 returns only the keys it changes; each works with the LLM engine and with the extractive one."""
 
 from __future__ import annotations

@@ -28,6 +28,12 @@ def reason(state: State, ctx: Context) -> str:
             f"the closest fact (relevance {best.relevance:.2f}, below {ctx.min_fact_relevance:.2f}) does not "
             f"bear on the question: “{best.text[:160]}” ({best.title or best.doc_id})"
         )
+    if state.get("support_source") == "model":
+        return (
+            f"the model judged the passages not to state the answer (probability {state.get('support', 0.0):.2f}, "
+            f"below {state.get('abstain_threshold', ctx.abstain_threshold):.2f}; closest: “{best.text[:160]}”, "
+            f"{best.title or best.doc_id})"
+        )
     return (
         f"the best support for an answer is {state.get('support', 0.0):.2f}, below the threshold "
         f"{state.get('abstain_threshold', ctx.abstain_threshold):.2f}: the passages found are on the topic but "
@@ -65,6 +71,7 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         reconcile_rounds=state.get("reconcile_rounds", 0),
         searched=searched(state),
         support=state.get("support", 0.0),
+        support_source=state.get("support_source", "lexical"),
         engine=state.get("engine", "extractive"),
     )
     event = trace("abstain", "extractive", started, None, why[:120])

@@ -9,9 +9,6 @@ Settling: a minor one is settled by fact weight at once, recording which fact wo
 critical ones go to `reconcile` for targeted retrieval; after each round they are settled by
 corroboration when the new evidence sides with one value, and after the last round by weight when one
 fact clearly outweighs the other. What is left is reported unresolved, never hidden.
-
-This node also scores how well the surviving facts answer the question (text/answerability.py), for
-the router's choice between writing and abstaining.
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ from citegraph.context import Context
 from citegraph.nodes import trace
 from citegraph.schemas import Contradiction, Fact, Severity
 from citegraph.state import State
-from citegraph.text import answerability as ans
 from citegraph.text.conflicts import Conflict, compare, is_rounding, relative_difference
 
 # A fact outweighs another when its weight is higher by at least this much.
@@ -154,29 +150,17 @@ async def detect_contradictions(state: State, runtime: Runtime[Context]) -> dict
     facts = state.get("facts", [])
     rounds, max_rounds = state.get("reconcile_rounds", 0), state.get("max_reconcile_rounds", ctx.max_reconcile_rounds)
     found = detect(facts, ctx, rounds, max_rounds)
-    lost = losers(found)
-    usable = [f for f in facts if f.id not in lost]
-    score = ans.support((f.relevance, f.typed) for f in usable)
-    supported = [f.id for f in sorted(usable, key=lambda f: -f.relevance) if f.relevance >= ctx.min_fact_relevance]
     open_ = sum(1 for c in found if not c.resolved)
     return {
         "contradictions": found,
-        "support": score,
-        "supported": supported,
-        "trace": [
-            trace(
-                "contradictions", "extractive", started, None, f"{len(found)} found, {open_} open; support {score:.2f}"
-            )
-        ],
+        "trace": [trace("contradictions", "extractive", started, None, f"{len(found)} found, {open_} open")],
     }
 
 
-def route_after_contradictions(state: State) -> Literal["reconcile", "write", "abstain"]:
-    """Reconcile while a major or critical contradiction is open and rounds remain; then write when
-    the facts support an answer, else abstain."""
+def route_after_contradictions(state: State) -> Literal["reconcile", "judge"]:
+    """Reconcile while a major or critical contradiction is open and rounds remain; then judge
+    whether the facts answer the question."""
     open_ = [c for c in state.get("contradictions", []) if not c.resolved and c.severity in ("major", "critical")]
     if open_ and state.get("reconcile_rounds", 0) < state.get("max_reconcile_rounds", 2):
         return "reconcile"
-    if state.get("supported") and state.get("support", 0.0) >= state.get("abstain_threshold", 0.0):
-        return "write"
-    return "abstain"
+    return "judge"

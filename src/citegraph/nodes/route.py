@@ -83,9 +83,9 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
     forced = state.get("mode", "auto")
     engine = engine_name(ctx)
     qclass, domains = classify(question)
-    mode: Mode = pick_mode(question, ctx.has_llm)
+    mode: Mode = pick_mode(question, engine == "llm")
     fallback = None
-    if ctx.has_llm:
+    if engine == "llm":
         decision, fallback = await structured_call(ctx, RouteDecision, ROUTE.format(question=question))
         if decision is not None:
             qclass, mode = decision.query_class, decision.mode

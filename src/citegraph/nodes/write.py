@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from citegraph.context import Context
 from citegraph.llm import structured_call, text_call
 from citegraph.nodes import trace, with_trace
+from citegraph.nodes.contradictions import losers
 from citegraph.prompts import ABSTAIN, DIRECT, WRITE
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, Sentence
 from citegraph.state import State, resolved_mode
@@ -172,6 +173,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         "engine": engine,
         "reconcile_rounds": state.get("reconcile_rounds", 0),
         "support": state.get("support", 0.0),
+        "support_source": state.get("support_source", "lexical"),
     }
     if state["mode"] == "direct":
         text, fallback = await text_call(ctx, DIRECT.format(question=question))
@@ -186,7 +188,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         return {"answer": with_trace(answer, [*state.get("trace", []), event]), "trace": [event]}
 
     facts, contradictions = state.get("facts", []), state.get("contradictions", [])
-    lost = {f for c in contradictions if c.resolved and c.winner for f in c.facts if f != c.winner}
+    lost = losers(contradictions)
     limit = max_sentences(ctx, state["query_class"])
     chosen = choose_facts(facts, state.get("supported", []), lost, limit)
     plan = extractive_plan(chosen, facts, contradictions)

@@ -1,0 +1,77 @@
+"""judge: do the facts found answer the question? The router writes an answer when they do and
+abstains when they do not.
+
+Both engines first score support lexically (text/answerability.py: the best fact's relevance,
+discounted when it lacks the kind of value asked for), over the facts that survived contradiction
+settling. With a model (any llm_scope), the model then reads the passages of the best supported facts
+and answers yes or no to "do these passages state the answer exactly as asked?"; its probability of
+"yes" becomes the support. Questions written to look answerable from a passage that lacks the answer
+(a swapped name, an added negation) defeat lexical scores; they need a reader.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from langgraph.runtime import Runtime
+
+from citegraph.context import Context
+from citegraph.llm import yes_probability
+from citegraph.nodes import trace
+from citegraph.nodes.contradictions import losers
+from citegraph.prompts import JUDGE
+from citegraph.schemas import Evidence, Fact
+from citegraph.state import State
+from citegraph.text import answerability as ans
+
+
+def usable_facts(state: State) -> list[Fact]:
+    """The facts an answer may rest on: all but the losers of settled contradictions."""
+    lost = losers(state.get("contradictions", []))
+    return [f for f in state.get("facts", []) if f.id not in lost]
+
+
+def judged_passages(supported: list[Fact], evidence: list[Evidence], n: int) -> list[Evidence]:
+    """The passages of the best supported facts, one each, best first."""
+    by_chunk = {e.chunk_id: e for e in evidence}
+    out: dict[str, Evidence] = {}
+    for f in supported:
+        if f.chunk_id in by_chunk and f.chunk_id not in out:
+            out[f.chunk_id] = by_chunk[f.chunk_id]
+        if len(out) == n:
+            break
+    return list(out.values())
+
+
+def judge_prompt(question: str, passages: list[Evidence]) -> str:
+    text = "\n\n".join(f"Passage {i} ({e.title or e.doc_id}): {e.text}" for i, e in enumerate(passages, 1))
+    return JUDGE.format(passages=text, question=question)
+
+
+async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    started = time.perf_counter()
+    usable = usable_facts(state)
+    lexical = ans.support((f.relevance, f.typed) for f in usable)
+    supported = sorted((f for f in usable if f.relevance >= ctx.min_fact_relevance), key=lambda f: -f.relevance)
+    support, source, fallback = lexical, "lexical", None
+    if ctx.has_llm and supported:
+        passages = judged_passages(supported, state.get("evidence", []), ctx.judge_passages)
+        p, fallback = await yes_probability(ctx, judge_prompt(state["question"], passages))
+        if p is not None:
+            support, source = round(p, 4), "model"
+    engine = "llm" if ctx.has_llm and supported else "extractive"
+    detail = f"support {support:.2f} ({source}; lexical {lexical:.2f})"
+    return {
+        "support": support,
+        "support_source": source,
+        "supported": [f.id for f in supported],
+        "trace": [trace("judge", engine, started, fallback, detail)],
+    }
+
+
+def route_after_judge(state: State) -> Literal["write", "abstain"]:
+    if state.get("supported") and state.get("support", 0.0) >= state.get("abstain_threshold", 0.0):
+        return "write"
+    return "abstain"
