@@ -105,6 +105,20 @@ def test_direct_mode_without_a_model_abstains(corpus: Path):
     assert out["answer"].abstained and "needs a model" in out["answer"].abstain_reason
 
 
+def test_bad_settings_are_refused_by_name(corpus: Path, monkeypatch):
+    import pytest
+
+    from citegraph.errors import InputError
+
+    with pytest.raises(InputError, match="llm_scope"):
+        make_context(corpus_dir=str(corpus), llm_scope="some")
+    monkeypatch.setenv("CITEGRAPH_LLM_SCOPE", "judges")
+    with pytest.raises(InputError, match="CITEGRAPH_LLM_SCOPE"):
+        make_context(corpus_dir=str(corpus))
+    with pytest.raises(InputError, match="unknown setting"):
+        make_context(corpus_dir=str(corpus), llm_scop="judge")
+
+
 def test_cli_ask_json(corpus: Path):
     proc = run_cli("ask", "How tall is Mount Etna?", "--corpus", str(corpus), "--json")
     assert proc.returncode == 0, proc.stderr

@@ -27,29 +27,22 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b'{"error": {"message": "model crashed"}}')
             return
+        if self.mode == "no":  # a plain "No", without log-probabilities (not every endpoint gives them)
+            message = {"role": "assistant", "content": "No"}
+            self._reply({"index": 0, "finish_reason": "stop", "message": message})
+            return
         # A well-formed chat completion whose tool call carries arguments that are not JSON.
+        call = {"id": "c1", "type": "function", "function": {"name": "RouteDecision", "arguments": "{not json"}}
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        self._reply({"index": 0, "finish_reason": "tool_calls", "message": message})
+
+    def _reply(self, choice: dict) -> None:
         body = {
             "id": "x",
             "object": "chat.completion",
             "created": 0,
             "model": "local",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "tool_calls",
-                    "message": {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "id": "c1",
-                                "type": "function",
-                                "function": {"name": "RouteDecision", "arguments": "{not json"},
-                            }
-                        ],
-                    },
-                }
-            ],
+            "choices": [choice],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
         data = json.dumps(body).encode()
@@ -91,5 +84,16 @@ def test_failing_model_falls_back_to_the_extractive_engine(
     assert _Handler.calls > 0, "the model was asked"
     assert not answer.abstained and "3,357" in answer.answer
     nodes = {f.split(":")[0] for f in answer.fallbacks}
-    assert {"route", "decompose", "extract", "write"} <= nodes
-    assert answer.engine == "extractive"
+    assert {"route", "decompose", "extract", "judge", "write"} <= nodes
+    assert answer.engine == "extractive" and answer.support_source == "lexical"
+
+
+def test_judge_scope_asks_the_model_once_and_reads_a_plain_no(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls = "no", 0
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", llm_scope="judge")
+    assert _Handler.calls == 1, "only the judge asks the model"
+    assert answer.fallbacks == []
+    assert answer.abstained and answer.support_source == "model" and answer.support == 0.0
