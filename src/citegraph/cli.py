@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
-from citegraph.context import ChunkingSettings, RetrievalSettings
+from citegraph.context import RETRIEVAL_KNOBS, ChunkingSettings, RetrievalSettings
 from citegraph.errors import InputError
 from citegraph.text.dates import require_date
 
@@ -54,20 +54,8 @@ def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
 
 
 def _settings(a: argparse.Namespace) -> RetrievalSettings:
-    return RetrievalSettings(
-        top_m=a.top,
-        fusion=a.fusion,
-        w_dense=a.w_dense,
-        w_sparse=a.w_sparse,
-        rrf_k=a.rrf_k,
-        k_dense=a.k_dense,
-        k_sparse=a.k_sparse,
-        temporal_weight=a.temporal_weight,
-        fd_rerank=a.fd_rerank,
-        cutoff=not a.no_cutoff,
-        cutoff_alpha=a.cutoff_alpha,
-        dedup_threshold=a.dedup_threshold,
-    )
+    knobs = {name: getattr(a, name) for name in RETRIEVAL_KNOBS if name != "cutoff"}
+    return RetrievalSettings(top_m=a.top, cutoff=not a.no_cutoff, **knobs)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -48,6 +48,22 @@ class ChunkingSettings:
         return asdict(self)
 
 
+# The RetrievalSettings fields that Context (so that Studio shows them) and the CLI options repeat
+# under the same names; Context.retrieval() and the CLI build RetrievalSettings from them.
+RETRIEVAL_KNOBS = (
+    "k_dense",
+    "k_sparse",
+    "fusion",
+    "w_dense",
+    "w_sparse",
+    "rrf_k",
+    "temporal_weight",
+    "fd_rerank",
+    "cutoff",
+    "cutoff_alpha",
+    "dedup_threshold",
+)
+
 # Source-tier weights a_source for FD* (the FD* paper leaves them as placeholders to be fitted).
 DEFAULT_TIER_WEIGHTS: dict[str, float] = {
     "primary": 1.2,  # peer-reviewed, official statistics, systematic reviews
@@ -188,17 +204,7 @@ class Context:
         return bool(self.llm_model and (self.llm_base_url or self.llm_api_key))
 
     def retrieval(self, top_m: int, temporal_weight: float | None = None) -> RetrievalSettings:
-        return RetrievalSettings(
-            k_dense=self.k_dense,
-            k_sparse=self.k_sparse,
-            fusion=self.fusion,
-            w_dense=self.w_dense,
-            w_sparse=self.w_sparse,
-            rrf_k=self.rrf_k,
-            temporal_weight=self.temporal_weight if temporal_weight is None else temporal_weight,
-            fd_rerank=self.fd_rerank,
-            cutoff=self.cutoff,
-            cutoff_alpha=self.cutoff_alpha,
-            dedup_threshold=self.dedup_threshold,
-            top_m=top_m,
-        )
+        knobs = {name: getattr(self, name) for name in RETRIEVAL_KNOBS}
+        if temporal_weight is not None:
+            knobs["temporal_weight"] = temporal_weight
+        return RetrievalSettings(top_m=top_m, **knobs)

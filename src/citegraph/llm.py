@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import weakref
 from typing import Any, TypeVar
 
@@ -110,8 +111,6 @@ async def yes_probability(ctx: Context, prompt: str) -> tuple[float | None, str 
     """The model's probability of answering "yes" to a yes/no prompt, read from the log-probabilities
     of its first token (a graded score, so a threshold can trade one error for the other). Endpoints
     that return no log-probabilities give 1.0 or 0.0 from the reply itself. Never raises."""
-    import math
-
     model = chat_model(ctx)
     if model is None:
         return None, None

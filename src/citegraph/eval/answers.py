@@ -16,7 +16,6 @@ nothing leaves the machine (`upload_runs=False`); with one, the experiment is up
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import re
@@ -25,7 +24,7 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,48 +180,48 @@ def summarize(rows: list[Row]) -> dict[str, Any]:
     return out
 
 
+@contextlib.contextmanager
+def answerer(
+    dataset: Dataset, queries: list[Query], corpus_dir: str, settings: dict[str, Any] | None
+) -> Iterator[Callable[[Query], Row]]:
+    """A function that runs the graph on one query and scores the answer, warm: the first query is
+    run once beforehand, since the first run loads models and indexes (kept out of the latencies)."""
+    from citegraph.api import ask
+    from citegraph.embed import get_embedder
+    from citegraph.store.corpus import Corpus
+
+    corpus = Corpus.open(corpus_dir, get_embedder().identity.as_dict())
+
+    def one(q: Query) -> Row:
+        t = time.perf_counter()
+        answer = ask(q.text, corpus=corpus_dir, **(settings or {}))
+        ms = (time.perf_counter() - t) * 1000
+        relevant = set(dataset.qrels[q.id]) if q.id in dataset.qrels else None
+        return score_row(q, answer, corpus.ledger, relevant, ms)
+
+    try:
+        if queries:
+            ask(queries[0].text, corpus=corpus_dir, **(settings or {}))
+        yield one
+    finally:
+        corpus.close()
+
+
 def run_answers(
     dataset: Dataset,
     queries: list[Query],
     corpus_dir: str,
     settings: dict[str, Any] | None = None,
     progress: bool = False,
-    on_row: Callable[[Row], None] | None = None,
 ) -> list[Row]:
     """Run the graph on every query (sequentially, warm) and score each answer."""
-    from citegraph.api import aask
-    from citegraph.embed import get_embedder
-    from citegraph.store.corpus import Corpus
-
-    corpus = Corpus.open(corpus_dir, get_embedder().identity.as_dict())
     it: Any = queries
     if progress:
         from tqdm import tqdm
 
         it = tqdm(queries, desc="eval answers", unit="question", leave=False)
-    rows: list[Row] = []
-
-    async def go() -> None:
-        if queries:  # the first run loads models and indexes: keep it out of the latency figures
-            await aask(queries[0].text, corpus=corpus_dir, **(settings or {}))
-        for q in it:
-            t = time.perf_counter()
-            answer = await aask(q.text, corpus=corpus_dir, **(settings or {}))
-            ms = (time.perf_counter() - t) * 1000
-            relevant = set(dataset.qrels[q.id]) if q.id in dataset.qrels else None
-            row = score_row(q, answer, corpus.ledger, relevant, ms)
-            rows.append(row)
-            if on_row:
-                on_row(row)
-
-    try:
-        asyncio.run(go())
-    finally:
-        corpus.close()
-    return rows
-
-
-FEEDBACK = ("contains_gold", "token_f1", "correct_abstention", "sentences_cited", "quotes_found", "support")
+    with answerer(dataset, queries, corpus_dir, settings) as one:
+        return [one(q) for q in it]
 
 
 def feedback(row: Row) -> list[dict[str, Any]]:
@@ -249,10 +248,6 @@ def run_answers_langsmith(
     from langsmith import Client, evaluate
     from langsmith.schemas import Example, LangSmithInfo
 
-    from citegraph.api import ask
-    from citegraph.embed import get_embedder
-    from citegraph.store.corpus import Corpus
-
     upload = bool(os.environ.get("LANGSMITH_API_KEY") or os.environ.get("LANGCHAIN_API_KEY"))
     # Offline, an empty server description spares the client its lookup of a server it cannot reach.
     client = Client() if upload else Client(api_key="offline", info=LangSmithInfo())
@@ -267,39 +262,25 @@ def run_answers_langsmith(
         for q in queries
     ]
     by_id = {q.id: q for q in queries}
-    corpus = Corpus.open(corpus_dir, get_embedder().identity.as_dict())
-    if queries:  # warm: the first run loads models and indexes
-        ask(queries[0].text, corpus=corpus_dir, **(settings or {}))
-
-    def target(inputs: dict[str, Any]) -> dict[str, Any]:
-        q = by_id[inputs["qid"]]
-        t = time.perf_counter()
-        answer = ask(q.text, corpus=corpus_dir, **(settings or {}))
-        ms = (time.perf_counter() - t) * 1000
-        relevant = set(dataset.qrels[q.id]) if q.id in dataset.qrels else None
-        return score_row(q, answer, corpus.ledger, relevant, ms).__dict__
 
     def scores(outputs: dict[str, Any]) -> dict[str, Any]:
         return {"results": feedback(Row(**outputs))}
 
-    try:
-        # evaluate() prints its experiment banner on stdout, which belongs to --json.
-        with contextlib.redirect_stdout(sys.stderr):
-            results = evaluate(
-                target,
-                data=examples,
-                evaluators=[scores],
-                experiment_prefix=experiment_prefix,
-                metadata={"corpus": corpus_dir, "data": str(dataset.folder), **(settings or {})},
-                max_concurrency=0,
-                upload_runs=upload,
-                client=client,
-            )
-            runs = [r["run"] for r in results]
-            failed = [r for r in runs if r.error or not r.outputs]
-        if failed:
-            raise RuntimeError(f"{len(failed)} of {len(runs)} questions failed; first: {failed[0].error}")
-        rows = [Row(**(r.outputs or {})) for r in runs]
-    finally:
-        corpus.close()
+    # evaluate() prints its experiment banner on stdout, which belongs to --json.
+    with answerer(dataset, queries, corpus_dir, settings) as one, contextlib.redirect_stdout(sys.stderr):
+        results = evaluate(
+            lambda inputs: one(by_id[inputs["qid"]]).__dict__,
+            data=examples,
+            evaluators=[scores],
+            experiment_prefix=experiment_prefix,
+            metadata={"corpus": corpus_dir, "data": str(dataset.folder), **(settings or {})},
+            max_concurrency=0,
+            upload_runs=upload,
+            client=client,
+        )
+        runs = [r["run"] for r in results]
+    failed = [r for r in runs if r.error or not r.outputs]
+    if failed:
+        raise RuntimeError(f"{len(failed)} of {len(runs)} questions failed; first: {failed[0].error}")
+    rows = [Row(**(r.outputs or {})) for r in runs]
     return rows, {"experiment": results.experiment_name, "uploaded": upload}
