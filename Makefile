@@ -43,8 +43,8 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 lint: setup
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests training benchmarks
+	$(BIN)/ruff format --check src tests training benchmarks
 	$(BIN)/mypy
 
 # The benchmarks of docs/BENCHMARKS.md (needs ../shared/data; about an hour on 2 cores).

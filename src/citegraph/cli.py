@@ -113,6 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["all", "judge"],
         help="with a model: it runs every node (all), or only judges whether the facts answer (judge)",
     )
+    p.add_argument(
+        "--judge",
+        choices=["reader", "lexical"],
+        help="without a model: the reader (default) or the lexical score judges whether the facts answer",
+    )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
 
     p = sub.add_parser("eval", help="measure citegraph on benchmarks (see `citegraph eval -h`)")
@@ -267,6 +272,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         llm_base_url=a.llm_base_url,
         llm_model=a.llm_model,
         llm_scope=a.llm_scope,
+        judge=a.judge,
     )
     from citegraph.store.corpus import read_manifest
 

@@ -154,6 +154,9 @@ class Context:
     llm_scope: Literal["all", "judge"] = field(
         default_factory=lambda: cast(Literal["all", "judge"], _env("CITEGRAPH_LLM_SCOPE", "all"))
     )
+    # Who reads the passages for the answer when no model does (nodes/judge.py): the "reader", a small
+    # cross-encoder shipped with the package (reader.py), or only the "lexical" support score.
+    judge: Literal["reader", "lexical"] = "reader"
     # Passages the judge reads: those of the best supported facts.
     judge_passages: int = 2
     # Decomposition (Agentic Hybrid RAG: at most 5 sub-queries).
@@ -198,6 +201,8 @@ class Context:
     def __post_init__(self) -> None:
         if self.llm_scope not in ("all", "judge"):
             raise InputError(f"unknown llm_scope {self.llm_scope!r} (CITEGRAPH_LLM_SCOPE): use all or judge")
+        if self.judge not in ("reader", "lexical"):
+            raise InputError(f"unknown judge {self.judge!r}: use reader or lexical")
 
     @property
     def has_llm(self) -> bool:

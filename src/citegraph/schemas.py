@@ -135,8 +135,12 @@ class Answer(BaseModel):
     contradictions: list[Contradiction] = Field(default_factory=list)
     reconcile_rounds: int = 0
     support: float = Field(default=0.0, description="How well the facts answer the question (abstain below)")
-    support_source: Literal["lexical", "model"] = Field(
-        default="lexical", description="lexical: the facts' relevance; model: the model's probability that they answer"
+    support_source: Literal["lexical", "model", "reader"] = Field(
+        default="lexical",
+        description=(
+            "lexical: the facts' relevance; model: the model's probability that the passages answer; "
+            "reader: the reader's (reader.py)"
+        ),
     )
     searched: list[str] = Field(default_factory=list, description="What was searched, for an abstention")
     engine: str = "extractive"

@@ -58,7 +58,7 @@ class State(InputState):
     facts: Annotated[list[Fact], merge_facts]
     contradictions: list[Contradiction]
     support: float  # how well the facts answer the question (nodes/judge.py)
-    support_source: Literal["lexical", "model"]
+    support_source: Literal["lexical", "model", "reader"]
     supported: list[str]  # ids of facts that bear on the question
     abstain_threshold: float
     reconcile_rounds: int

@@ -70,6 +70,19 @@ def test_unanswerable_question_abstains(corpus: Path):
     assert not answer.sentences and not answer.references
 
 
+def test_without_a_model_the_reader_judges_where_the_lexical_score_would_answer(corpus: Path):
+    # On the topic, a number in the passage, most of the question's words in it: the lexical score
+    # answers. The passage counts queens, not kings.
+    question = "How many kings does a honeybee colony contain?"
+    lexical, _, _ = run(corpus, question, judge="lexical")
+    assert not lexical.abstained and lexical.support_source == "lexical"
+    read, path, _ = run(corpus, question)
+    assert path[-1] == "abstain" and read.support_source == "reader" and read.support < 0.45
+    assert "the reader judged the passages not to state the answer" in read.abstain_reason
+    answered, _, _ = run(corpus, "How many queens does a honeybee colony contain?")
+    assert not answered.abstained and answered.support_source == "reader" and "single queen" in answered.answer
+
+
 def test_disagreeing_documents_produce_a_reported_contradiction(corpus: Path):
     answer, path, state = run(corpus, "How many litres per day did the Britannia water treatment plant process?")
     assert answer.contradictions, "the 310 vs 295 million litres conflict is reported"
@@ -112,6 +125,8 @@ def test_bad_settings_are_refused_by_name(corpus: Path, monkeypatch):
 
     with pytest.raises(InputError, match="llm_scope"):
         make_context(corpus_dir=str(corpus), llm_scope="some")
+    with pytest.raises(InputError, match="unknown judge 'model'"):
+        make_context(corpus_dir=str(corpus), judge="model")
     monkeypatch.setenv("CITEGRAPH_LLM_SCOPE", "judges")
     with pytest.raises(InputError, match="CITEGRAPH_LLM_SCOPE"):
         make_context(corpus_dir=str(corpus))

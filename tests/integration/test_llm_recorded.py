@@ -56,7 +56,7 @@ def test_model_judge_abstains_where_the_lexical_score_would_answer(corpus: Path)
     from citegraph.api import ask
 
     question = CASES["judge-first-eruption"][0]
-    lexical = ask(question, corpus=str(corpus), passages_precise=3, evidence_top_m=3)
+    lexical = ask(question, corpus=str(corpus), passages_precise=3, evidence_top_m=3, judge="lexical")
     assert not lexical.abstained and lexical.support_source == "lexical"  # on topic, has a date: it answers
     judged = replay("judge-first-eruption", corpus)
     assert judged.abstained and judged.support_source == "model" and judged.support < 0.45

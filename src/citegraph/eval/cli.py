@@ -34,6 +34,7 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     e.add_argument("--llm-base-url")
     e.add_argument("--llm-model")
     e.add_argument("--llm-scope", choices=["all", "judge"], help="the model runs every node, or only judges")
+    e.add_argument("--judge", choices=["reader", "lexical"], help="without a model: who judges (default reader)")
     e.add_argument(
         "--langsmith",
         action="store_true",
@@ -127,7 +128,7 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
     if cmd == "answers":
         from citegraph.eval.answers import run_answers, run_answers_langsmith, summarize
 
-        given = {"llm_base_url": a.llm_base_url, "llm_model": a.llm_model, "llm_scope": a.llm_scope}
+        given = {"llm_base_url": a.llm_base_url, "llm_model": a.llm_model, "llm_scope": a.llm_scope, "judge": a.judge}
         settings = {k: v for k, v in given.items() if v}
         if a.langsmith:
             rows, where = run_answers_langsmith(ds, queries, a.corpus, settings)

@@ -28,9 +28,10 @@ def reason(state: State, ctx: Context) -> str:
             f"the closest fact (relevance {best.relevance:.2f}, below {ctx.min_fact_relevance:.2f}) does not "
             f"bear on the question: “{best.text[:160]}” ({best.title or best.doc_id})"
         )
-    if state.get("support_source") == "model":
+    judge = state.get("support_source")
+    if judge in ("model", "reader"):
         return (
-            f"the model judged the passages not to state the answer (probability {state.get('support', 0.0):.2f}, "
+            f"the {judge} judged the passages not to state the answer (probability {state.get('support', 0.0):.2f}, "
             f"below {state.get('abstain_threshold', ctx.abstain_threshold):.2f}; closest: “{best.text[:160]}”, "
             f"{best.title or best.doc_id})"
         )

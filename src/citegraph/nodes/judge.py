@@ -3,14 +3,19 @@ abstains when they do not.
 
 Both engines first score support lexically (text/answerability.py: the best fact's relevance,
 discounted when it lacks the kind of value asked for), over the facts that survived contradiction
-settling. With a model (any llm_scope), the model then reads the passages of the best supported facts
-and answers yes or no to "do these passages state the answer exactly as asked?"; its probability of
-"yes" becomes the support. Questions written to look answerable from a passage that lacks the answer
-(a swapped name, an added negation) defeat lexical scores; they need a reader.
+settling; no fact relevant enough means no answer. Questions written to look answerable from a passage
+that lacks the answer (a swapped name, an added negation) defeat lexical scores, so the passages of the
+best supported facts are then read:
+- with a model (any llm_scope), it answers yes or no to "do these passages state the answer exactly as
+  asked?" and its probability of "yes" is the support;
+- without one (or when its call fails), the reader (reader.py, a small cross-encoder shipped with the
+  package) gives its probability that a passage states the answer; the best passage's is the support.
+`judge="lexical"` keeps the lexical score.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Literal
 
@@ -21,6 +26,7 @@ from citegraph.llm import yes_probability
 from citegraph.nodes import trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import JUDGE
+from citegraph.reader import get_reader
 from citegraph.schemas import Evidence, Fact
 from citegraph.state import State
 from citegraph.text import answerability as ans
@@ -44,6 +50,11 @@ def judged_passages(supported: list[Fact], evidence: list[Evidence], n: int) -> 
     return list(out.values())
 
 
+def read(question: str, passages: list[Evidence]) -> float:
+    """The reader's probability that the best of the passages states the answer."""
+    return max(get_reader().probabilities(question, [e.text for e in passages]))
+
+
 def judge_prompt(question: str, passages: list[Evidence]) -> str:
     text = "\n\n".join(f"Passage {i} ({e.title or e.doc_id}): {e.text}" for i, e in enumerate(passages, 1))
     return JUDGE.format(passages=text, question=question)
@@ -56,11 +67,14 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     lexical = ans.support((f.relevance, f.typed) for f in usable)
     supported = sorted((f for f in usable if f.relevance >= ctx.min_fact_relevance), key=lambda f: -f.relevance)
     support, source, fallback = lexical, "lexical", None
-    if ctx.has_llm and supported:
-        passages = judged_passages(supported, state.get("evidence", []), ctx.judge_passages)
+    passages = judged_passages(supported, state.get("evidence", []), ctx.judge_passages)
+    if ctx.has_llm and passages:
         p, fallback = await yes_probability(ctx, judge_prompt(state["question"], passages))
         if p is not None:
             support, source = round(p, 4), "model"
+    if source == "lexical" and ctx.judge == "reader" and passages:
+        # In a worker thread: the first call loads the reader (~1 s) and each one is CPU-bound.
+        support, source = round(await asyncio.to_thread(read, state["question"], passages), 4), "reader"
     engine = "llm" if ctx.has_llm and supported else "extractive"
     detail = f"support {support:.2f} ({source}; lexical {lexical:.2f})"
     return {

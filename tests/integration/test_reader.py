@@ -1,0 +1,54 @@
+"""The reader (src/citegraph/reader.py) with the weights shipped in the package, on the package's
+MiniLM: it loads, it reads a changed question as no longer answered by the same passage, and it
+refuses weights that do not fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citegraph.reader import Reader, get_reader
+
+ETNA = (
+    "Mount Etna is an active stratovolcano on the east coast of Sicily, Italy. It is the highest "
+    "Italian mountain south of the Alps, standing 3,357 metres tall."
+)
+BEES = "A honeybee colony contains a single queen, thousands of female workers and a few hundred drones."
+
+
+def test_probabilities_one_per_passage():
+    reader = get_reader()
+    ps = reader.probabilities("How tall is Mount Etna?", [ETNA, BEES])
+    assert len(ps) == 2 and all(0.0 <= p <= 1.0 for p in ps)
+    assert ps[0] > 0.5 > ps[1], "the passage that states the height, not the one about bees"
+    assert reader.probabilities("How tall is Mount Etna?", []) == []
+    assert get_reader() is reader  # loaded once per process
+
+
+@pytest.mark.parametrize(
+    ("asked", "changed"),
+    [
+        ("How tall is Mount Etna?", "How tall is Mount Vesuvius?"),  # a name swapped
+        ("Which mountain is the highest south of the Alps?", "Which mountain is the lowest south of the Alps?"),
+        ("How many queens does a honeybee colony contain?", "How many kings does a honeybee colony contain?"),
+    ],
+)
+def test_a_question_changed_to_one_the_passage_does_not_answer_scores_lower(asked: str, changed: str):
+    reader = get_reader()
+    passage = BEES if "honeybee" in asked else ETNA
+    [p_asked] = reader.probabilities(asked, [passage])
+    [p_changed] = reader.probabilities(changed, [passage])
+    assert p_asked > p_changed + 0.1
+
+
+def test_weights_that_do_not_fit_are_refused_by_name(tmp_path: Path):
+    import torch
+    from safetensors.torch import save_file
+
+    wrong = tmp_path / "wrong.safetensors"
+    save_file({"classifier.weight": torch.zeros(3, 7)}, str(wrong))
+    with pytest.raises(ValueError, match="does not fit"):
+        Reader(weights=wrong)
+    with pytest.raises(FileNotFoundError, match="reader weights missing"):
+        Reader(weights=tmp_path / "absent.safetensors")
