@@ -184,8 +184,9 @@ class Context:
     # Facts: at most this many per passage; a fact bears on the question from this relevance on.
     facts_per_passage: int = 3
     min_fact_relevance: float = 0.35
-    # Abstain when the support for an answer falls below this: the lexical score of
-    # text/answerability.py, or with a model, its probability that the passages answer (nodes/judge.py).
+    # Abstain when the support for an answer falls below this: the probability that the passages state
+    # the answer, the model's or the reader's, or with judge="lexical" the score of text/answerability.py
+    # (nodes/judge.py).
     abstain_threshold: float = 0.45
     # Contradictions: numbers within this relative difference (or one a rounding of the other)
     # disagree only in a detail (minor).
