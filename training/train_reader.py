@@ -43,6 +43,8 @@ from pathlib import Path
 
 import blingfire
 
+from citegraph.eval.datasets import Dataset, load_dataset
+
 ANTONYMS = (
     "male female|men women|man woman|first last|before after|early late|earliest latest|largest smallest|"
     "biggest smallest|highest lowest|most least|more less|north south|east west|northern southern|"
@@ -144,15 +146,9 @@ def closest_other(question: str, own: str, answers: list[str], article: list[str
     return max(others, key=lambda p: len(words & set(re.findall(r"\w+", p.lower())))) if others else None
 
 
-def make_pairs(folder: Path, held_out: set[str], seed: int = 0) -> list[dict]:
+def make_pairs(ds: Dataset, corpus: dict[str, dict], held_out: set[str], seed: int = 0) -> list[dict]:
     """(question, passage, label) rows: every question answerable with its paragraph, plus one negative."""
     rng = random.Random(seed)
-    corpus = {d["_id"]: d for d in map(json.loads, (folder / "corpus.jsonl").open())}
-    queries = [json.loads(line) for line in (folder / "queries.jsonl").open()]
-    relevant = {}
-    for line in (folder / "qrels.tsv").read_text().splitlines()[1:]:
-        qid, cid, _ = line.split("\t")
-        relevant[qid] = cid
     held_text = {corpus[c]["text"] for c in held_out if c in corpus}
     article: dict[str, list[str]] = collections.defaultdict(list)
     names: dict[str, set[str]] = collections.defaultdict(set)
@@ -160,11 +156,11 @@ def make_pairs(folder: Path, held_out: set[str], seed: int = 0) -> list[dict]:
         article[d["title"]].append(d["text"])
         names[d["title"]].update(m.group(1) for m in ENTITY.finditer(d["text"]) if not m.group(1).isdigit())
     rows, kinds = [], collections.Counter()
-    for q in queries:
-        cid = relevant.get(q["_id"])
-        if cid is None:
+    for q in ds.queries:
+        if q.id not in ds.qrels:
             continue
-        doc, question, answers = corpus[cid], q["text"].strip(), q["answers"]
+        cid = list(ds.qrels[q.id])[-1]
+        doc, question, answers = corpus[cid], q.text.strip(), q.extra["answers"]
         paragraph, title = doc["text"], doc["title"]
         # Negatives for every question, held out or not, then the held-out rows dropped: the random
         # draws, and so the pairs, do not depend on which benchmark sample is held out.
@@ -221,11 +217,8 @@ def disfl_pairs(task_json: Path, held_out_texts: set[str]) -> list[dict]:
     return rows
 
 
-def benchmark_paragraphs(folder: Path, limit: int) -> set[str]:
+def benchmark_paragraphs(ds: Dataset, limit: int) -> set[str]:
     """The paragraphs relevant to the questions `citegraph eval answers --limit N` samples (seed 0)."""
-    from citegraph.eval.datasets import load_dataset
-
-    ds = load_dataset(folder)
     return {cid for q in ds.sample(limit) for cid in ds.qrels.get(q.id, {})}
 
 
@@ -284,13 +277,14 @@ def main() -> None:
     from safetensors.torch import save_file
 
     torch.set_num_threads(2)
-    held = benchmark_paragraphs(a.squad, a.hold_out) if a.hold_out else set()
-    rows = make_pairs(a.squad, held, a.seed)
+    ds = load_dataset(a.squad)
+    corpus = {d["_id"]: d for d in map(json.loads, ds.corpus_file.open())}
+    held = benchmark_paragraphs(ds, a.hold_out) if a.hold_out else set()
+    rows = make_pairs(ds, corpus, held, a.seed)
     if a.synthetic:
         rows = random.Random(a.seed).sample(rows, min(a.synthetic, len(rows)))
     if a.disfl:
-        corpus = {d["_id"]: d["text"] for d in map(json.loads, (a.squad / "corpus.jsonl").open())}
-        rows += disfl_pairs(a.disfl, {corpus[c] for c in held if c in corpus})
+        rows += disfl_pairs(a.disfl, {corpus[c]["text"] for c in held})
     tensors = train(rows, a.layers, a.epochs, a.max_length, a.lr, a.seed)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     meta = {k: str(v) for k, v in vars(a).items()}

@@ -29,7 +29,6 @@ MAX_LENGTH = 256
 
 class Reader:
     def __init__(self, model_path: Path | None = None, weights: Path = WEIGHTS):
-        import torch
         from safetensors.torch import load_file
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
         from transformers.utils import logging as hf_logging
@@ -51,13 +50,14 @@ class Reader:
             raise ValueError(f"{weights} does not fit {base}: {unknown[:3] or 'no classifier head'}")
         model.load_state_dict(tuned, strict=False)
         model.eval()
-        self._torch = torch
         self._model = model
         self._tokenizer = AutoTokenizer.from_pretrained(str(base))
         self._lock = threading.Lock()
 
     def probabilities(self, question: str, passages: list[str]) -> list[float]:
         """P(passage states the answer to question), for each passage."""
+        import torch
+
         if not passages:
             return []
         enc = self._tokenizer(
@@ -70,9 +70,9 @@ class Reader:
         )
         # One forward pass at a time: two would only share the same two cores, and the fast
         # tokenizer refuses concurrent use.
-        with self._lock, self._torch.inference_mode():
+        with self._lock, torch.inference_mode():
             logits = self._model(**enc).logits[:, 0]
-        return [float(p) for p in self._torch.sigmoid(logits)]
+        return [float(p) for p in torch.sigmoid(logits)]
 
 
 _reader: Reader | None = None
