@@ -1,10 +1,9 @@
 """Train the reader's weights (src/citegraph/reader.py): does this passage state the answer?
 
-    .venv/bin/python training/train_reader.py ../shared/data/squad-dev \
-        --out src/citegraph/models/reader-minilm.safetensors
+    .venv/bin/python training/train_reader.py ../shared/data/squad-dev --out /tmp/stage1.safetensors
 
-made the shipped weights (2 CPU cores, ~35 minutes; the pairs are reproduced exactly, the training
-is seeded).
+makes the first stage (2 CPU cores, ~35 minutes; the pairs are reproduced exactly, the training is
+seeded), the second stage below the shipped weights.
 
 Data: each SQuAD 1.1 dev question with its own paragraph (answerable), and one negative made the way
 SQuAD 2.0's writers made theirs (Rajpurkar et al. 2018, table 3), the kind drawn by these weights and
@@ -20,11 +19,21 @@ The paragraphs of the questions that `citegraph eval answers --data squad-dev --
 (seed 0) are left out, so that benchmark stays unseen. None of the paragraphs of the unanswerable
 benchmark set (../shared/data/unanswerable) is in SQuAD 1.1 dev.
 
-`--disfl` adds Disfl-QA (Gupta et al. 2021, CC BY 4.0; `disfl_qa/task.json` in the PyPI sdist
-`bigbench==1.0.0`): 8,000 SQuAD 2.0 dev questions with a disfluency spoken into them, 2,107 of them
-SQuAD 2.0's human-written unanswerable ones, with `--synthetic 6000` and `--epochs 1`. It came out
-worse on the unanswerable set (trade-off area 0.57 against 0.60; docs/BENCHMARKS.md), so the shipped
-weights are synthetic only.
+Then a second stage on real SQuAD 2.0 questions, from the first stage's weights:
+
+    .venv/bin/python training/train_reader.py ../shared/data/squad-dev --synthetic 0 \
+        --disfl /tmp/bb/bigbench-1.0.0/bigbench/benchmark_tasks/disfl_qa/task.json \
+        --init /tmp/stage1.safetensors --epochs 4 --out src/citegraph/models/reader-minilm.safetensors
+
+(~30 minutes). Disfl-QA (Gupta et al. 2021, CC BY 4.0; `disfl_qa/task.json` in the PyPI sdist
+`bigbench==1.0.0`, see docs/DESIGN.md) holds 8,000 SQuAD 2.0 dev questions, 2,107 of them the
+human-written unanswerable kind, each with a disfluency spoken into it ("What steroid oh wait actually
+what gene is responsible for converting calcidiol into calcitriol?"). Where the speaker restarts the
+question after a cue (the repair begins with a question word) the repair is the question; those
+2,374 (681 unanswerable; 2,159 and 629 once the squad-dev sample's paragraphs are left out) are kept,
+the rest (corrections of a word or two, whose original cannot be told reliably) are left out: trained
+on as they are, the disfluent questions made the reader worse. None of Disfl-QA's paragraphs is in the
+unanswerable benchmark set; those of the squad-dev benchmark sample are left out here too.
 
 Model: all-MiniLM-L6-v2 from its package as a one-logit sequence classifier; only the top
 `--layers` transformer layers, the pooler and the head are trained (the rest stay the package's, so
@@ -195,9 +204,29 @@ def make_pairs(ds: Dataset, corpus: dict[str, dict], held_out: set[str], seed: i
 def _plain(text: str) -> str:
     """Disfl-QA's text is tokenised ("Earth ' s atmosphere ( see Occurrence ) ."): undo the common cases."""
     text = re.sub(r" ' s\b", "'s", text)
+    text = re.sub(r"n ' t\b", "n't", text)
     text = re.sub(r"(\w) - (\w)", r"\1-\2", text)
     text = re.sub(r" ([,.;:?!%)\]])", r"\1", text)
     return re.sub(r"([(\[$]) ", r"\1", text).strip()
+
+
+# Disfl-QA's editing cues ("no sorry", "I mean", "or rather", "make that"...), longest first.
+CUES = (
+    "or actually tell me|i mean to say|scratch that|make that|or make that|or rather|no sorry|no wait|oh wait|"
+    "oh no|i meant|i mean|hold on|no no|wait no|or no|or uh|um no|uh no|rather|actually|sorry|oops|wait|er|um|uh|no"
+)
+CUE = re.compile(r"\b(?:" + "|".join(sorted(CUES.split("|"), key=len, reverse=True)) + r")\b,?\s+", re.I)
+WH = {"what", "who", "whom", "whose", "when", "where", "why", "how", "which"}
+
+
+def restart_question(disfluent: str) -> str | None:
+    """The question a speaker restarts after a cue ("How does no where does heat rejection occur...?"
+    → "Where does heat rejection occur...?"); None when the repair does not begin a new question."""
+    for m in reversed(list(CUE.finditer(disfluent))):
+        repair = disfluent[m.end() :].strip()
+        if m.start() > 0 and len(repair.split()) >= 3 and repair.split()[0].lower() in WH:
+            return repair[0].upper() + repair[1:]
+    return None
 
 
 def _key(text: str) -> str:
@@ -205,12 +234,13 @@ def _key(text: str) -> str:
 
 
 def disfl_pairs(task_json: Path, held_out_texts: set[str]) -> list[dict]:
-    """(question, paragraph, answerable) rows from BIG-bench's disfl_qa task."""
+    """(question, paragraph, answerable) rows from BIG-bench's disfl_qa task, restarted questions only."""
     held = {_key(t) for t in held_out_texts}
     rows = []
     for ex in json.loads(task_json.read_text())["examples"]:
-        question, _, context = ex["input"].partition("\ncontext:")
-        if _key(context) in held:
+        disfluent, _, context = ex["input"].partition("\ncontext:")
+        question = restart_question(disfluent.strip())
+        if question is None or _key(context) in held:
             continue
         rows.append({"q": _plain(question), "p": _plain(context), "y": int(ex["target"] != "unknown")})
     print(f"{len(rows)} Disfl-QA pairs, {sum(1 - r['y'] for r in rows)} unanswerable", flush=True)
@@ -222,7 +252,9 @@ def benchmark_paragraphs(ds: Dataset, limit: int) -> set[str]:
     return {cid for q in ds.sample(limit) for cid in ds.qrels.get(q.id, {})}
 
 
-def train(rows: list[dict], layers: int, epochs: float, max_length: int, lr: float, seed: int) -> dict:
+def train(
+    rows: list[dict], layers: int, epochs: float, max_length: int, lr: float, seed: int, init: Path | None = None
+) -> dict:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -232,6 +264,10 @@ def train(rows: list[dict], layers: int, epochs: float, max_length: int, lr: flo
     base = str(default_model_path())
     tokenizer = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1)
+    if init:  # a previous stage's tensors over the package's
+        from safetensors.torch import load_file
+
+        model.load_state_dict({n: t.float() for n, t in load_file(str(init)).items()}, strict=False)
     top = tuple(f"bert.encoder.layer.{i}." for i in range(model.config.num_hidden_layers - layers, 99))
     for name, p in model.named_parameters():
         p.requires_grad = name.startswith(("classifier", "bert.pooler", *top))
@@ -264,7 +300,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("squad", type=Path, help="BEIR folder of SQuAD 1.1 dev (../shared/data/squad-dev)")
     ap.add_argument("--disfl", type=Path, help="BIG-bench disfl_qa task.json (see above); without it, synthetic only")
-    ap.add_argument("--synthetic", type=int, default=0, help="synthetic pairs to draw (0: all)")
+    ap.add_argument("--synthetic", type=int, help="synthetic pairs to draw (default: all; 0: none)")
+    ap.add_argument("--init", type=Path, help="start from these weights (a previous stage's)")
     ap.add_argument("--out", type=Path, default=Path("src/citegraph/models/reader-minilm.safetensors"))
     ap.add_argument("--layers", type=int, default=3, help="top transformer layers to train")
     ap.add_argument("--epochs", type=float, default=0.6)
@@ -281,11 +318,11 @@ def main() -> None:
     corpus = {d["_id"]: d for d in map(json.loads, ds.corpus_file.open())}
     held = benchmark_paragraphs(ds, a.hold_out) if a.hold_out else set()
     rows = make_pairs(ds, corpus, held, a.seed)
-    if a.synthetic:
+    if a.synthetic is not None:
         rows = random.Random(a.seed).sample(rows, min(a.synthetic, len(rows)))
     if a.disfl:
         rows += disfl_pairs(a.disfl, {corpus[c]["text"] for c in held})
-    tensors = train(rows, a.layers, a.epochs, a.max_length, a.lr, a.seed)
+    tensors = train(rows, a.layers, a.epochs, a.max_length, a.lr, a.seed, a.init)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     meta = {k: str(v) for k, v in vars(a).items()}
     save_file(tensors, str(a.out), metadata=meta)

