@@ -36,13 +36,14 @@ def test_answer_metrics():
 
 def test_abstention_summary():
     rows = [
-        Row("a1", "", True, False, 0.9, "x"),
-        Row("a2", "", True, False, 0.6, "x"),
-        Row("a3", "", True, True, 0.3, "x"),
-        Row("u1", "", False, True, 0.2, "x"),
-        Row("u2", "", False, False, 0.7, "x"),
+        Row("a1", "", True, False, 0.9, "x", "model"),
+        Row("a2", "", True, False, 0.6, "x", "model"),
+        Row("a3", "", True, True, 0.3, "x", "reader"),
+        Row("u1", "", False, True, 0.2, "x", "model"),
+        Row("u2", "", False, False, 0.7, "x", "model"),
     ]
     s = summarize(rows)
+    assert s["support_sources"] == {"model": 4, "reader": 1}
     assert s["correct_abstention_rate"] == 0.5 and s["false_abstention_rate"] == pytest.approx(1 / 3, abs=1e-4)
     # AUC: P(support of an unanswerable < support of an answerable) over the 6 pairs:
     # u1 (0.2) is below all three; u2 (0.7) is below only a1 -> 4/6

@@ -72,6 +72,7 @@ class Row:
     abstained: bool
     support: float
     answer: str
+    support_source: str = ""  # which judge gave the support: lexical, reader or model
     contains: bool | None = None
     f1: float | None = None
     sentences: int = 0
@@ -122,6 +123,7 @@ def score_row(q: Query, answer: Answer, ledger: Ledger, relevant: set[str] | Non
         abstained=answer.abstained,
         support=answer.support,
         answer=answer.answer,
+        support_source=answer.support_source,
         ms=ms,
         node_ms=answer.timings_ms,
         fallbacks=answer.fallbacks,
@@ -177,6 +179,9 @@ def summarize(rows: list[Row]) -> dict[str, Any]:
     nodes = sorted({n for r in rows for n in r.node_ms})
     out["node_ms_p50"] = {n: round(float(np.percentile([r.node_ms.get(n, 0.0) for r in rows], 50)), 1) for n in nodes}
     out["fallbacks"] = sum(1 for r in rows if r.fallbacks)
+    # The abstention figures mix scales when the judge differed between questions (a model call that
+    # failed falls back to the reader): say how many came from each.
+    out["support_sources"] = dict(sorted(Counter(r.support_source for r in rows if r.support_source).items()))
     return out
 
 
