@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
-from citegraph.context import RETRIEVAL_KNOBS, ChunkingSettings, RetrievalSettings
+from citegraph.context import JUDGES, LLM_SCOPES, RETRIEVAL_KNOBS, ChunkingSettings, RetrievalSettings
 from citegraph.errors import InputError
 from citegraph.text.dates import require_date
 
@@ -110,12 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--llm-model", help="model name (default $CITEGRAPH_LLM_MODEL); none: extractive engine")
     p.add_argument(
         "--llm-scope",
-        choices=["all", "judge"],
+        choices=LLM_SCOPES,
         help="with a model: it runs every node (all), or only judges whether the facts answer (judge)",
     )
     p.add_argument(
         "--judge",
-        choices=["reader", "lexical"],
+        choices=JUDGES,
         help="without a model: the reader (default) or the lexical score judges whether the facts answer",
     )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")

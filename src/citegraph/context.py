@@ -123,6 +123,11 @@ class RetrievalSettings:
         return replace(self, **changes)
 
 
+# The values Context accepts for llm_scope and judge; the CLIs offer the same.
+LLM_SCOPES = ("all", "judge")
+JUDGES = ("reader", "lexical")
+
+
 def _env(name: str, default: str | None = None) -> str | None:
     import os
 
@@ -200,9 +205,9 @@ class Context:
     as_of: str | None = None
 
     def __post_init__(self) -> None:
-        if self.llm_scope not in ("all", "judge"):
+        if self.llm_scope not in LLM_SCOPES:
             raise InputError(f"unknown llm_scope {self.llm_scope!r} (CITEGRAPH_LLM_SCOPE): use all or judge")
-        if self.judge not in ("reader", "lexical"):
+        if self.judge not in JUDGES:
             raise InputError(f"unknown judge {self.judge!r}: use reader or lexical")
 
     @property

@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from citegraph.context import JUDGES, LLM_SCOPES
 from citegraph.errors import InputError
 from citegraph.eval import report
 
@@ -33,8 +34,8 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     common(e)
     e.add_argument("--llm-base-url")
     e.add_argument("--llm-model")
-    e.add_argument("--llm-scope", choices=["all", "judge"], help="the model runs every node, or only judges")
-    e.add_argument("--judge", choices=["reader", "lexical"], help="without a model: who judges (default reader)")
+    e.add_argument("--llm-scope", choices=LLM_SCOPES, help="the model runs every node, or only judges")
+    e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default reader)")
     e.add_argument(
         "--langsmith",
         action="store_true",
