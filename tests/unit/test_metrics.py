@@ -3,7 +3,7 @@
 import pytest
 
 from citegraph.eval.answers import Row, contains_gold, normalize, summarize, token_f1
-from citegraph.eval.metrics import doc_ranking, latency, ranking_metrics
+from citegraph.eval.metrics import auc_interval, doc_ranking, latency, ranking_metrics
 from citegraph.eval.multihop import full_support_recall, pooled_docs
 
 
@@ -49,6 +49,25 @@ def test_abstention_summary():
     # u1 (0.2) is below all three; u2 (0.7) is below only a1 -> 4/6
     assert s["abstention_auc"] == pytest.approx(4 / 6, abs=1e-4)
     assert s["abstention_curve"]["false_abstention"][-1] == 1.0
+    low, high = s["abstention_auc_ci95"]
+    assert 0.0 <= low < 4 / 6 < high <= 1.0
+
+
+def test_auc_interval():
+    # A perfect ranking stays perfect in every resample; a random one straddles 0.5; the interval
+    # narrows as the questions grow in number; one class alone has no area.
+    assert auc_interval([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9]) == (1.0, 1.0)
+    import random
+
+    rng = random.Random(1)
+    y = [i % 2 for i in range(400)]
+    noise = [rng.random() for _ in y]
+    low, high = auc_interval(y, noise)
+    assert low < 0.5 < high
+    low_small, high_small = auc_interval(y[:40], noise[:40])
+    assert high_small - low_small > high - low
+    assert auc_interval([1, 1, 1], [0.2, 0.5, 0.9]) is None
+    assert auc_interval(y, noise) == (low, high)  # seeded
 
 
 def test_multihop_helpers():

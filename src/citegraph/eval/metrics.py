@@ -1,4 +1,5 @@
-"""Ranking metrics through ranx (P@1, Recall@5, MRR@10, nDCG@10 by default) and latency percentiles."""
+"""Ranking metrics through ranx (P@1, Recall@5, MRR@10, nDCG@10 by default), latency percentiles, and
+the bootstrap interval of a ROC area."""
 
 from __future__ import annotations
 
@@ -34,6 +35,29 @@ def ranking_metrics(
     if isinstance(scores, float):
         scores = {next(iter(metrics)): scores}
     return {metrics[k]: round(float(v), 4) for k, v in scores.items()}
+
+
+def auc_interval(
+    y: Sequence[int], score: Sequence[float], level: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the ROC area of `score` against the labels `y` (1 positive): the
+    questions drawn again with replacement, `resamples` times (seeded, so a report reproduces).
+    None when one class is missing. By hand rather than scipy.stats.bootstrap, which yields NaN for the
+    whole interval as soon as one resample holds a single class; those resamples are redrawn here."""
+    from sklearn.metrics import roc_auc_score
+
+    labels, values = np.asarray(y), np.asarray(score, dtype=float)
+    if len(set(labels.tolist())) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    areas: list[float] = []
+    while len(areas) < resamples:
+        idx = rng.integers(0, len(labels), len(labels))
+        if labels[idx].min() != labels[idx].max():
+            areas.append(float(roc_auc_score(labels[idx], values[idx])))
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(areas, [tail, 100 - tail])
+    return round(float(low), 4), round(float(high), 4)
 
 
 def latency(ms: Sequence[float]) -> dict[str, float]:
