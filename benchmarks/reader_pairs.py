@@ -21,7 +21,6 @@ import re
 import zipfile
 from pathlib import Path
 
-import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from citegraph.eval.metrics import auc_interval
@@ -42,17 +41,6 @@ def load_items(wheel: Path) -> list[dict]:
             raise ValueError(f"unexpected item in {wheel}: {line[:120]}")
         items.append({"q": m["q"], "c": m["c"].strip(), "y": int(row["ideal"] == "Solveable")})
     return items
-
-
-def difference_interval(y: list[int], a: list[float], b: list[float], resamples: int = 2000) -> tuple[float, float]:
-    """95 % paired bootstrap interval of AUC(b) - AUC(a)."""
-    labels, sa, sb, rng, diffs = np.asarray(y), np.asarray(a), np.asarray(b), np.random.default_rng(0), []
-    while len(diffs) < resamples:
-        i = rng.integers(0, len(labels), len(labels))
-        if labels[i].min() != labels[i].max():
-            diffs.append(roc_auc_score(labels[i], sb[i]) - roc_auc_score(labels[i], sa[i]))
-    low, high = np.percentile(diffs, [2.5, 97.5])
-    return round(float(low), 3), round(float(high), 3)
 
 
 def main() -> None:
@@ -80,7 +68,7 @@ def main() -> None:
         line += f" (95 % {auc_interval(y, scores)})"
         if first:
             gain = aucs["all"] - roc_auc_score(y, first)
-            line += f"; minus the first: {gain:+.3f} {difference_interval(y, first, scores)}"
+            line += f"; minus the first: {gain:+.3f} {auc_interval(y, scores, baseline=first)}"
         first = first or scores
         print(weights, line, flush=True)
 

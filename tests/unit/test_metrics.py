@@ -68,6 +68,10 @@ def test_auc_interval():
     assert high_small - low_small > high - low
     assert auc_interval([1, 1, 1], [0.2, 0.5, 0.9]) is None
     assert auc_interval(y, noise) == (low, high)  # seeded
+    # Paired: a ranker against itself differs by exactly 0; a perfect one beats noise by ~0.5.
+    assert auc_interval(y, noise, baseline=noise) == (0.0, 0.0)
+    better_low, better_high = auc_interval(y, [float(v) for v in y], baseline=noise)
+    assert 0.4 < better_low <= 0.5 <= better_high < 0.6
 
 
 def test_multihop_helpers():

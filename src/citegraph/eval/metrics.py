@@ -38,15 +38,23 @@ def ranking_metrics(
 
 
 def auc_interval(
-    y: Sequence[int], score: Sequence[float], level: float = 0.95, resamples: int = 2000, seed: int = 0
+    y: Sequence[int],
+    score: Sequence[float],
+    baseline: Sequence[float] | None = None,
+    level: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the ROC area of `score` against the labels `y` (1 positive): the
-    questions drawn again with replacement, `resamples` times (seeded, so a report reproduces).
-    None when one class is missing. By hand rather than scipy.stats.bootstrap, which yields NaN for the
-    whole interval as soon as one resample holds a single class; those resamples are redrawn here."""
+    """Percentile bootstrap interval of the ROC area of `score` against the labels `y` (1 positive), or
+    with a `baseline` score of the difference area(score) - area(baseline), the same questions drawn for
+    both (paired: what tells two rankers apart). Questions are drawn again with replacement, `resamples`
+    times (seeded, so a report reproduces). None when one class is missing. By hand rather than
+    scipy.stats.bootstrap, which yields NaN for the whole interval as soon as one resample holds a single
+    class; those resamples are redrawn here."""
     from sklearn.metrics import roc_auc_score
 
     labels, values = np.asarray(y), np.asarray(score, dtype=float)
+    base = None if baseline is None else np.asarray(baseline, dtype=float)
     if len(set(labels.tolist())) < 2:
         return None
     rng = np.random.default_rng(seed)
@@ -54,7 +62,8 @@ def auc_interval(
     while len(areas) < resamples:
         idx = rng.integers(0, len(labels), len(labels))
         if labels[idx].min() != labels[idx].max():
-            areas.append(float(roc_auc_score(labels[idx], values[idx])))
+            area = roc_auc_score(labels[idx], values[idx])
+            areas.append(float(area if base is None else area - roc_auc_score(labels[idx], base[idx])))
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(areas, [tail, 100 - tail])
     return round(float(low), 4), round(float(high), 4)
