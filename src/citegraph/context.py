@@ -206,9 +206,10 @@ class Context:
 
     def __post_init__(self) -> None:
         if self.llm_scope not in LLM_SCOPES:
-            raise InputError(f"unknown llm_scope {self.llm_scope!r} (CITEGRAPH_LLM_SCOPE): use all or judge")
+            choices = " or ".join(LLM_SCOPES)
+            raise InputError(f"unknown llm_scope {self.llm_scope!r} (CITEGRAPH_LLM_SCOPE): use {choices}")
         if self.judge not in JUDGES:
-            raise InputError(f"unknown judge {self.judge!r}: use reader or lexical")
+            raise InputError(f"unknown judge {self.judge!r}: use {' or '.join(JUDGES)}")
 
     @property
     def has_llm(self) -> bool:
