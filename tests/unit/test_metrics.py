@@ -1,5 +1,7 @@
 """Evaluation metrics against values computed by hand on tiny inputs."""
 
+import json
+
 import pytest
 
 from citegraph.eval.answers import Row, contains_gold, normalize, summarize, token_f1
@@ -80,3 +82,12 @@ def test_multihop_helpers():
     run = {"q": ["a", "b", "c", "d", "e"], "r": ["x", "b"]}
     assert full_support_recall(run, qrels, 5) == 1.0
     assert full_support_recall(run, qrels, 2) == 0.5
+
+
+def test_report_shows_an_interval_as_a_range(tmp_path):
+    from citegraph.eval import report
+
+    report.write(tmp_path, "Answers", {"abstention_auc": 0.659, "abstention_auc_ci95": (0.5805, 0.7341)})
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| abstention_auc_ci95 | 0.5805–0.7341 |" in summary
+    assert json.loads((tmp_path / "results.json").read_text())["abstention_auc_ci95"] == [0.5805, 0.7341]

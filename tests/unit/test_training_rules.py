@@ -1,12 +1,15 @@
-"""The rules that turn Disfl-QA's disfluent questions into the reader's training questions
-(training/train_reader.py): a wrong rule would train the shipped reader on garbled questions."""
+"""The rules that turn Disfl-QA's disfluent questions into the reader's training questions, and the
+leaving out of benchmark paragraphs (training/train_reader.py): a wrong rule would train the shipped
+reader on garbled questions, or on the benchmark it is judged by."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "training"))
 
-from train_reader import corrected_question, restart_question
+import json
+
+from train_reader import corrected_question, make_pairs, overlapping, restart_question, shifts_dataset
 
 
 def test_restart_takes_the_new_question():
@@ -37,3 +40,31 @@ def test_correction_gives_up_when_the_repair_is_unclear():
     # Two corrections in one question, or none at all.
     assert corrected_question("What French no British no Dutch General negotiated at Montreal?") is None
     assert corrected_question("Where does the Rhine discharge at the Dutch border?") is None
+
+
+PARIS = "Paris is the capital of France. It has 2.1 million inhabitants and lies on the Seine in the north."
+LYON = "Lyon lies at the meeting of the Rhone and the Saone. It was founded by the Romans in 43 BC."
+
+
+def test_squad_format_file_becomes_pairs_without_benchmark_copies(tmp_path):
+    squad = {"version": "1.0", "data": [{"title": "France", "paragraphs": [
+        {"context": PARIS, "qas": [{"id": "q1", "question": "How many people live in Paris?",
+                                    "answers": [{"text": "2.1 million", "answer_start": 39}] * 2}]},
+        {"context": LYON, "qas": [{"id": "q2", "question": "Who founded Lyon?",
+                                   "answers": [{"text": "the Romans", "answer_start": 67}]}]},
+    ]}]}  # fmt: skip
+    path = tmp_path / "shifts.json"
+    path.write_text(json.dumps(squad))
+    ds, corpus = shifts_dataset(path)
+    assert [(q.text, q.extra["answers"]) for q in ds.queries] == [
+        ("How many people live in Paris?", ["2.1 million"]),
+        ("Who founded Lyon?", ["the Romans"]),
+    ]
+    assert corpus[next(iter(ds.qrels["q2"]))]["text"] == LYON
+    # Another revision of the Paris paragraph sits in a benchmark: it and every pair drawn from it go.
+    revised = PARIS.replace("2.1 million", "two million") + " Its mayor is elected."
+    near = overlapping(corpus, [revised, "Something else entirely about the Loire valley."])
+    assert near == {"France-0"}
+    rows = make_pairs(ds, corpus, near)
+    assert rows and all(r["p"] != PARIS for r in rows)
+    assert {"q": "Who founded Lyon?", "p": LYON, "y": 1, "cid": "France-1"} in rows

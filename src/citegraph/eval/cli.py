@@ -148,6 +148,7 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
                 curve["correct_abstention"],
                 out["abstention_auc"],
                 "Abstention trade-off",
+                out.get("abstention_auc_ci95"),
             )
         return _finish(a, "Answers", out, folder=folder)
 

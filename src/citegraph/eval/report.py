@@ -33,6 +33,8 @@ def table(rows: dict[str, dict[str, Any]], columns: Sequence[str]) -> str:
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4f}" if abs(v) < 10 else f"{v:.1f}"
+    if isinstance(v, tuple):  # an interval
+        return "–".join(_fmt(x) for x in v)
     return "–" if v is None else str(v)
 
 
@@ -77,14 +79,23 @@ def bar_plot(folder: Path, name: str, rows: dict[str, dict[str, Any]], metrics: 
     plt.close(fig)
 
 
-def curve_plot(folder: Path, name: str, x: Sequence[float], y: Sequence[float], auc: float, title: str) -> None:
+def curve_plot(
+    folder: Path,
+    name: str,
+    x: Sequence[float],
+    y: Sequence[float],
+    auc: float,
+    title: str,
+    ci: tuple[float, float] | None = None,
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(5, 5))
-    ax.plot(x, y, label=f"citegraph support score (area {auc:.3f})")
+    interval = f", 95 % interval {ci[0]:.2f}-{ci[1]:.2f}" if ci else ""
+    ax.plot(x, y, label=f"citegraph support score (area {auc:.3f}{interval})")
     ax.plot([0, 1], [0, 1], "--", color="grey", label="random ranking (area 0.5)")
     ax.set_xlabel("false abstentions (share of answerable questions)")
     ax.set_ylabel("correct abstentions (share of unanswerable questions)")
