@@ -56,6 +56,7 @@ import json
 import random
 import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import blingfire
@@ -303,15 +304,16 @@ def shifts_dataset(squad_json: Path) -> tuple[Dataset, dict[str, dict]]:
     return Dataset(squad_json.parent, queries, qrels), corpus
 
 
-def overlapping(corpus: dict[str, dict], others: list[str], share: float = 0.5) -> set[str]:
-    """Ids of the paragraphs that share more than `share` of their words with one of `others` (another
-    revision of a benchmark paragraph must not be trained on)."""
+def overlapping(texts: Iterable[str], others: list[str], share: float = 0.5) -> set[str]:
+    """The texts that share more than `share` of the words of the longer of the two with one of `others`:
+    another revision of a benchmark paragraph must not be trained on. (Of the shorter, a short paragraph of
+    common words matches unrelated ones.)"""
     sets = [set(re.findall(r"\w+", t.lower())) for t in others]
     hits = set()
-    for cid, d in corpus.items():
-        w = set(re.findall(r"\w+", d["text"].lower()))
-        if any(len(w & o) > share * min(len(w), len(o)) for o in sets):
-            hits.add(cid)
+    for text in set(texts):
+        w = set(re.findall(r"\w+", text.lower()))
+        if any(len(w & o) > share * max(len(w), len(o)) for o in sets):
+            hits.add(text)
     return hits
 
 
@@ -389,7 +391,7 @@ def main() -> None:
         type=Path,
         action="append",
         default=[],
-        help="BEIR folder whose paragraphs (and near copies) are never trained on",
+        help="BEIR folder whose paragraphs, and their near copies, are never trained on",
     )
     ap.add_argument("--disfl-kinds", default="restart", help="Disfl-QA questions: restart, correction or both")
     a = ap.parse_args()
@@ -404,16 +406,19 @@ def main() -> None:
     rows = make_pairs(ds, corpus, held, a.seed) if a.synthetic != 0 else []
     if a.synthetic is not None:
         rows = random.Random(a.seed).sample(rows, min(a.synthetic, len(rows)))
-    benchmark_texts = [corpus[c]["text"] for c in held]
-    for folder in a.leave_out:
-        benchmark_texts += [json.loads(line)["text"] for line in load_dataset(folder).corpus_file.open()]
+    left_out = [json.loads(line)["text"] for folder in a.leave_out for line in load_dataset(folder).corpus_file.open()]
     for path in a.shifts:
         sds, scorpus = shifts_dataset(path)
-        near = overlapping(scorpus, benchmark_texts)
+        # Also the squad-dev sample's: its articles' newer revisions would be near copies.
+        near = overlapping((d["text"] for d in scorpus.values()), [corpus[c]["text"] for c in held] + left_out)
         print(f"{path.name}: {len(sds.queries)} questions, {len(near)} paragraphs left out as near copies")
-        rows += make_pairs(sds, scorpus, near, a.seed)
+        rows += make_pairs(sds, scorpus, {cid for cid, d in scorpus.items() if d["text"] in near}, a.seed)
     if a.disfl:
         rows += disfl_pairs(a.disfl, {corpus[c]["text"] for c in held}, a.disfl_kinds)
+    if left_out:
+        near = overlapping((r["p"] for r in rows), left_out)
+        rows = [r for r in rows if r["p"] not in near]
+        print(f"{len(near)} more paragraphs left out as near copies of --leave-out's; {len(rows)} pairs", flush=True)
     tensors = train(rows, a.layers, a.epochs, a.max_length, a.lr, a.seed, a.init)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     meta = {k: str(v) for k, v in vars(a).items()}

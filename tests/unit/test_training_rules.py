@@ -63,8 +63,8 @@ def test_squad_format_file_becomes_pairs_without_benchmark_copies(tmp_path):
     assert corpus[next(iter(ds.qrels["q2"]))]["text"] == LYON
     # Another revision of the Paris paragraph sits in a benchmark: it and every pair drawn from it go.
     revised = PARIS.replace("2.1 million", "two million") + " Its mayor is elected."
-    near = overlapping(corpus, [revised, "Something else entirely about the Loire valley."])
-    assert near == {"France-0"}
-    rows = make_pairs(ds, corpus, near)
+    near = overlapping([PARIS, LYON], [revised, "Something else entirely about the Loire valley."])
+    assert near == {PARIS}
+    rows = make_pairs(ds, corpus, {"France-0"})
     assert rows and all(r["p"] != PARIS for r in rows)
     assert {"q": "Who founded Lyon?", "p": LYON, "y": 1, "cid": "France-1"} in rows
