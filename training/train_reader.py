@@ -271,7 +271,20 @@ def _key(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())[:80]
 
 
-def disfl_pairs(task_json: Path, held_out_texts: set[str], kinds: str = "restart") -> list[dict]:
+DISFL_KINDS = ("restart", "correction")
+
+
+def disfl_kinds(text: str) -> frozenset[str]:
+    """`--disfl-kinds`: a comma-separated choice of DISFL_KINDS; a misspelt kind is an error, not no rows."""
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    if not kinds or kinds - set(DISFL_KINDS):
+        raise argparse.ArgumentTypeError(f"{text!r}: use {' or '.join(DISFL_KINDS)}, or both with a comma")
+    return kinds
+
+
+def disfl_pairs(
+    task_json: Path, held_out_texts: set[str], kinds: frozenset[str] = frozenset({"restart"})
+) -> list[dict]:
     """(question, paragraph, answerable) rows from BIG-bench's disfl_qa task: the restarted questions, the
     corrected ones whose repair is clear, or both (`kinds`)."""
     held = {_key(t) for t in held_out_texts}
@@ -393,7 +406,9 @@ def main() -> None:
         default=[],
         help="BEIR folder whose paragraphs, and their near copies, are never trained on",
     )
-    ap.add_argument("--disfl-kinds", default="restart", help="Disfl-QA questions: restart, correction or both")
+    ap.add_argument(
+        "--disfl-kinds", type=disfl_kinds, default="restart", help="Disfl-QA questions: restart, correction or both"
+    )
     a = ap.parse_args()
     import torch
     from safetensors.torch import save_file

@@ -2,14 +2,15 @@
 leaving out of benchmark paragraphs (training/train_reader.py): a wrong rule would train the shipped
 reader on garbled questions, or on the benchmark it is judged by."""
 
+import argparse
+import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "training"))
 
-import json
-
-from train_reader import corrected_question, make_pairs, overlapping, restart_question, shifts_dataset
+import pytest
+from train_reader import corrected_question, disfl_kinds, make_pairs, overlapping, restart_question, shifts_dataset
 
 
 def test_restart_takes_the_new_question():
@@ -68,3 +69,10 @@ def test_squad_format_file_becomes_pairs_without_benchmark_copies(tmp_path):
     rows = make_pairs(ds, corpus, {"France-0"})
     assert rows and all(r["p"] != PARIS for r in rows)
     assert {"q": "Who founded Lyon?", "p": LYON, "y": 1, "cid": "France-1"} in rows
+
+
+def test_disfl_kinds_refuses_a_misspelt_kind():
+    assert disfl_kinds("restart") == {"restart"}
+    assert disfl_kinds("restart, correction") == {"restart", "correction"}
+    with pytest.raises(argparse.ArgumentTypeError, match="restart or correction"):
+        disfl_kinds("restarts,corection")
