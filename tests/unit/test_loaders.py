@@ -86,3 +86,83 @@ def test_discover(tmp_path: Path):
     assert [i.name for i in ignored] == ["img.png"]
     assert [p.reason for p in problems] == ["no such file or folder", "unsupported file type .png"]
     assert all(isinstance(p, Skipped) for p in problems)
+
+
+def test_rst_is_ingested_without_markup(tmp_path: Path):
+    p = tmp_path / "README.rst"
+    p.write_text(
+        "Requests\n========\n\n**Requests** is an HTTP library.\n\nSupported Versions\n------------------\n\n"
+        "Requests officially supports Python 3.7+. See :ref:`the guide <install>`.\n"
+    )
+    (doc,) = load_file(p).docs
+    assert doc.title == "Requests"
+    assert doc.text == (
+        "# Requests\n\nRequests is an HTTP library.\n\n## Supported Versions\n\n"
+        "Requests officially supports Python 3.7+. See the guide."
+    )
+
+
+def test_markdown_markup_is_rendered_away(tmp_path: Path):
+    p = tmp_path / "notes.md"
+    p.write_text("# Notes\n\n**Note**: the cache lives in `~/.cache/pip`.\n\n------\n\n* one item\n")
+    (doc,) = load_file(p).docs
+    assert doc.text == "# Notes\n\nNote: the cache lives in ~/.cache/pip.\n\none item"
+
+
+def test_docx_paragraphs_headings_and_tables(tmp_path: Path):
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Release plan", level=1)
+    d.add_paragraph("Version 2.0 ships in March.")
+    table = d.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text, table.rows[0].cells[1].text = "Owner", "Ana"
+    d.save(tmp_path / "plan.docx")
+    (doc,) = load_file(tmp_path / "plan.docx").docs
+    assert doc.text == "# Release plan\n\nVersion 2.0 ships in March.\n\nOwner | Ana"
+    assert doc.metadata["date_source"] == "file metadata"  # python-docx stamps the creation time
+    (tmp_path / "bad.docx").write_bytes(b"PK\x03\x04 not a zip")
+    assert "corrupt .docx" in load_file(tmp_path / "bad.docx").skipped[0].reason
+
+
+def test_pdf_breaks_are_repaired():
+    from collections import Counter
+
+    from citegraph.ingest.loaders import repair_pdf_text
+
+    text = (
+        "approaches the PPM f amily of statistical compres-\nsors. The serv er listens. "
+        "See the command-\nline options and the command-line help. The block-\nsorting method "
+        "is bet\u2010 ter, by a long way."
+    )
+    fixed = repair_pdf_text(text, Counter(text.lower().split()))
+    assert fixed == (
+        "approaches the PPM family of statistical compressors. The server listens. "
+        "See the command-line options and the command-line help. The block-sorting method "
+        "is better, by a long way."
+    )
+
+
+def test_run_together_sentences_get_their_space(tmp_path: Path):
+    p = tmp_path / "s.txt"
+    p.write_text("We met at the Center.We agreed. See e.g.Foo and U.S.Army and setup.py files.")
+    (doc,) = load_file(p).docs
+    assert doc.text == "We met at the Center. We agreed. See e.g.Foo and U.S.Army and setup.py files."
+
+
+def test_dates_come_from_the_text_before_file_metadata(tmp_path: Path):
+    from citegraph.text.dates import stated_date
+
+    man = "TAR(1)   User Commands   TAR(1)\n\nNAME\n tar - an archiver\n\nGNU tar 1.34        March 2021        TAR(1)\n"
+    assert str(stated_date(man)) == "2021-03-01"
+    assert str(stated_date("Title\nRelease date: 12 May 2020\n\nIn 1991 it began.")) == "2020-05-12"
+    deb = "bzip2 (1.0.8-5) unstable; urgency=medium\n\n  * Fix.\n\n -- Ana <a@b.org>  Fri, 03 Dec 2021 10:00:00 +0100\n"
+    assert str(stated_date(deb)) == "2021-12-03"
+    assert stated_date("It was founded in March 1991 and grew.") is None  # a date mentioned is not the document's
+    # A PDF that states no date is dated by its metadata, and says so.
+    p = write_pdf(tmp_path / "m.pdf", ["A manual without a date line."])
+    (doc,) = load_file(p).docs
+    assert doc.metadata["date_source"] == "file metadata"
+    q = write_pdf(tmp_path / "d.pdf", ["A manual", "Last updated: 2019-04-02"])
+    (doc,) = load_file(q).docs
+    assert (doc.date, doc.metadata["date_source"]) == ("2019-04-02", "text")

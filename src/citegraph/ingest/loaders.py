@@ -1,9 +1,22 @@
 """Loaders: files on disk to `SourceDoc` records (text + metadata), or a `Skipped` with the reason.
 
-Formats: .txt, .md (YAML front matter: title, date, source_tier, url), .html/.htm (title, date from
-meta tags, headings kept as Markdown headings so chunking can follow them), .pdf (one block per
-page; the page start offsets are kept so a citation can name its page) and .jsonl in BEIR corpus
-format (`_id`, `title`, `text`, optional `date`, `source_tier`, `url`, anything else as metadata).
+Formats: .txt, .md (YAML front matter: title, date, source_tier, url; the Markdown rendered by
+markdown-it-py), .rst (rendered by docutils), .html/.htm (title, date from meta tags), .docx
+(python-docx), .pdf (pypdf, one block per page; the page start offsets are kept so a citation can
+name its page) and .jsonl in BEIR corpus format (`_id`, `title`, `text`, optional `date`,
+`source_tier`, `url`, anything else as metadata). Marked-up formats go through one HTML reader, so
+their stored text is plain prose with headings kept as Markdown headings (chunking follows them) and
+no markup left for a quote to carry (`**Note**:`, reST underlines).
+
+The stored text is what citations point into, so loaders repair what extraction breaks before
+storing it: PDF hyphenation ("bet‐ ter") and letter spacing ("serv er"), sentences run together
+("Center.We").
+
+A document's date and where it came from (`metadata["date_source"]`), in order of trust: the record or
+front matter, the HTML meta tags, a date the text states itself (a "Date:"/"Released" line near the
+top, a man page footer, a Debian changelog trailer), and only then the file's own metadata (a PDF's
+creation date, `"file metadata"`), which says when a file was made, not what it describes; the
+retriever does not weigh recency by it (nodes/retrieve.py).
 
 A loader never raises for bad input: an unreadable, empty, binary or corrupt file (or JSONL line)
 becomes a `Skipped` that the ingest summary reports.
@@ -14,16 +27,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from citegraph.text.dates import parse_date
+from citegraph.text.dates import parse_date, stated_date
 
-SUPPORTED = {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".jsonl"}
+SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 DEFAULT_TIER = "secondary"
 
 
@@ -111,6 +126,8 @@ def load_file(path: Path) -> LoadedFile:
             return _load_jsonl(path)
         if suffix == ".pdf":
             doc_or_skip = _load_pdf(path)
+        elif suffix == ".docx":
+            doc_or_skip = _load_docx(path)
         else:
             data = path.read_bytes()
             text = _decode(data)
@@ -120,6 +137,8 @@ def load_file(path: Path) -> LoadedFile:
                 doc_or_skip = _load_html(path, text)
             elif suffix in {".md", ".markdown"}:
                 doc_or_skip = _load_markdown(path, text)
+            elif suffix == ".rst":
+                doc_or_skip = _load_rst(path, text)
             else:
                 doc_or_skip = _text_doc(path, text, {})
     except OSError as exc:
@@ -145,7 +164,69 @@ def _decode(data: bytes) -> str | None:
 
 def _normalise(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x0c", "\n\n")
-    return re.sub(r"[ \t]+\n", "\n", text)
+    return _RUN_TOGETHER.sub(r"\1 \2", re.sub(r"[ \t]+\n", "\n", text))
+
+
+# "Center.We": a sentence end with no space after it (OCR, PDF and scraped text lose it). Only a
+# word of 3+ letters, lowercase but its first, before and a capitalised word after: "e.g.Foo",
+# "U.S.Army" and file names (lowercase after the dot) are left alone.
+_RUN_TOGETHER = re.compile(r"(?<![.])\b([A-Za-z][a-z]{2,}[.!?])([A-Z][a-z]+\b)")
+# A word broken by a hyphenation point: U+00AD (soft hyphen) or U+2010 (the hyphen groff and TeX
+# print at a break), then a line break or spaces and the rest of the word ("bet‐ ter").
+_SOFT_BREAK = re.compile(r"(\w)[\u00ad\u2010][ \t]*\n?[ \t]*([a-z])")
+# An ASCII hyphen at a line end before a lowercase word part ("compres-\nsors", "command-\nline").
+_HARD_BREAK = re.compile(r"(\w+)-[ \t]*\n[ \t]*([a-z]\w*)")
+# Two letter runs with one space between them: a word PDF extraction may have split ("serv er",
+# "T AR(1)", "accompan y") where a justified line spread its letters.
+_SPLIT = re.compile(r"(?<![\w-])([A-Za-z]+) (?=([A-Za-z]+)(?!\w))")
+_WORDS = re.compile(r"[a-z]+", re.IGNORECASE)
+
+
+def repair_pdf_text(text: str, vocabulary: Counter[str] | None = None) -> str:
+    """Undo what PDF text extraction breaks, judged against the document's own words (`vocabulary`,
+    lowercase word counts of the whole document) and an English word list (embed.known_words):
+    - a word hyphenated at a line end is joined: with its hyphen when the hyphenated form occurs
+      elsewhere in the document or both parts are words and the joined one is not ("command-\nline"
+      -> "command-line", "block-\nsorting"), without it otherwise ("compres-\nsors" -> "compressors",
+      "unde-\ntected"): in justified text most line-end hyphens are hyphenation points;
+    - a word split in two by letter spacing is joined when the joined word is known and one of the two
+      parts is not a word ("serv er" -> "server", "w ork" -> "work"; "by a" stays).
+    Everything else is left as extracted."""
+    from citegraph.embed import known_words
+
+    vocab = vocabulary if vocabulary is not None else Counter(_WORDS.findall(text.lower()))
+    english = known_words()
+
+    def known(word: str) -> bool:
+        w = word.lower()
+        return w in english or vocab[w] > 1
+
+    def standalone(word: str) -> bool:
+        w = word.lower()
+        return w in ("a", "i") if len(w) == 1 else w in english
+
+    text = _SOFT_BREAK.sub(r"\1\2", text).replace("\u00ad", "")
+
+    def hard(m: re.Match[str]) -> str:
+        left, right = m.group(1), m.group(2)
+        hyphenated = re.search(rf"\b{re.escape(left)}-{re.escape(right)}\b", text, re.IGNORECASE)
+        compound = not known(left + right) and standalone(left) and standalone(right)
+        return f"{left}-{right}" if hyphenated or compound else left + right
+
+    text = _HARD_BREAK.sub(hard, text)
+
+    out: list[str] = []
+    pos = 0
+    for m in _SPLIT.finditer(text):
+        if m.start() < pos:
+            continue  # the left part was already glued to the word before it
+        left, right = m.group(1), m.group(2)
+        joined = left + right
+        if len(joined) >= 3 and known(joined) and not (standalone(left) and standalone(right)):
+            out.append(text[pos : m.start()] + joined)
+            pos = m.end() + len(right)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _text_doc(path: Path, text: str, front: dict[str, Any]) -> SourceDoc | Skipped:
@@ -154,6 +235,16 @@ def _text_doc(path: Path, text: str, front: dict[str, Any]) -> SourceDoc | Skipp
         return Skipped(str(path), "empty file")
     title = str(front.pop("title", "") or "") or _first_heading(text) or path.stem
     date = parse_date(front.pop("date", None))
+    date_source = str(front.pop("date_source", "front matter")) if date else ""
+    if date is None:
+        date = stated_date(text)
+        date_source = "text" if date else ""
+    if date is None:
+        date = parse_date(front.pop("file_date", None))
+        date_source = "file metadata" if date else ""
+    front.pop("file_date", None)
+    if date_source:
+        front["date_source"] = date_source
     tier = str(front.pop("source_tier", front.pop("tier", DEFAULT_TIER)) or DEFAULT_TIER)
     source = str(front.pop("url", "") or path)
     return SourceDoc(
@@ -189,7 +280,66 @@ def _load_markdown(path: Path, text: str) -> SourceDoc | Skipped:
         if isinstance(parsed, dict):
             front = {str(k).lower(): v for k, v in parsed.items()}
         text = text[m.end() :]
-    return _text_doc(path, text, front)
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    body, _ = _html_text(html)
+    return _text_doc(path, body, front)
+
+
+# Sphinx's cross-reference roles, which plain docutils does not know: their text is kept
+# (":ref:`the guide <install>`" reads "the guide"); other unknown roles and directives become error
+# nodes, dropped with their own text only.
+_SPHINX_ROLES = (
+    "ref doc class func meth attr mod data exc obj term envvar option program command file samp kbd "
+    "menuselection guilabel abbr any py:class py:func py:meth py:attr py:mod py:obj py:data py:exc "
+    "c:func c:type c:macro confval setting issue pr user"
+).split()
+
+
+@lru_cache(maxsize=1)
+def _register_sphinx_roles() -> None:
+    from docutils import nodes
+    from docutils.parsers.rst import roles
+
+    def role(name, rawtext, text, lineno, inliner, options=None, content=None):  # type: ignore[no-untyped-def]
+        shown = re.sub(r"\s*<[^>]*>$", "", text).lstrip("~!") or text
+        return [nodes.literal(rawtext, shown)], []
+
+    for name in _SPHINX_ROLES:
+        roles.register_local_role(name, role)
+
+
+def _load_rst(path: Path, text: str) -> SourceDoc | Skipped:
+    """reStructuredText through docutils' HTML writer."""
+    from docutils.core import publish_parts
+
+    _register_sphinx_roles()
+
+    try:
+        parts = publish_parts(
+            text,
+            source_path=str(path),
+            writer="html5",
+            settings_overrides={
+                "report_level": 5,  # say nothing on stderr
+                "halt_level": 5,  # never raise for bad markup
+                "file_insertion_enabled": False,  # an .rst may not read other files into the corpus
+                "raw_enabled": False,
+                "syntax_highlight": "none",
+                "math_output": "latex",  # MathJax's default would need a URL; keep the source
+                "_disable_config": True,
+            },
+        )
+    except Exception as exc:  # docutils raises its own kinds on pathological input
+        return Skipped(str(path), f"unreadable reStructuredText: {type(exc).__name__}: {exc}")
+    body, _ = _html_text(parts["html_body"])
+    front: dict[str, Any] = {}
+    if parts.get("title"):
+        from bs4 import BeautifulSoup
+
+        front["title"] = BeautifulSoup(parts["title"], "html.parser").get_text(" ", strip=True)
+    return _text_doc(path, body, front)
 
 
 _BLOCK_TAGS = [
@@ -222,12 +372,18 @@ _DATE_META = [
 ]
 
 
-def _load_html(path: Path, html: str) -> SourceDoc | Skipped:
+def _html_text(html: str) -> tuple[str, dict[str, Any]]:
+    """The blocks of an HTML page as text (headings as Markdown headings, code blocks with their line
+    breaks) and what its head says (title, date)."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup(["script", "style", "noscript", "template", "svg", "nav", "footer"]):
         tag.decompose()
+    for tag in soup.select(".system-message, .problematic, .headerlink, .copybtn"):
+        tag.decompose()  # docutils' complaints about markup it does not know; Sphinx's ¶ links
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
     front: dict[str, Any] = {}
     if soup.title and soup.title.get_text(strip=True):
         front["title"] = soup.title.get_text(" ", strip=True)
@@ -235,16 +391,23 @@ def _load_html(path: Path, html: str) -> SourceDoc | Skipped:
         key = meta.get("property") or meta.get("name") or meta.get("itemprop")
         if key in _DATE_META and meta.get("content") and "date" not in front:
             front["date"] = meta["content"]
+            front["date_source"] = "html meta"
     if "date" not in front:
         t = soup.find("time", attrs={"datetime": True})
         if t:
             front["date"] = t["datetime"]
+            front["date_source"] = "html meta"
     parts: list[str] = []
     root = soup.body or soup
     for el in root.find_all(_BLOCK_TAGS):
         if el.find_parent(_BLOCK_TAGS):  # nested inside another block: its parent carries its text
             continue
-        txt = re.sub(r"\s+", " ", el.get_text(" ", strip=True))
+        if el.name == "pre":  # code keeps its lines; blank lines inside would split it into blocks
+            lines = [ln.rstrip() for ln in el.get_text().splitlines()]
+            txt = "\n".join(ln for ln in lines if ln.strip())
+        else:
+            # Inline tags join as the page shows them ("<b>Note</b>:" is "Note:"), line breaks as spaces.
+            txt = " ".join(el.get_text().split())
         if not txt:
             continue
         if el.name in {"h1", "h2", "h3", "h4", "h5", "h6"}:
@@ -253,7 +416,55 @@ def _load_html(path: Path, html: str) -> SourceDoc | Skipped:
             parts.append(txt)
     if not parts:  # no block markup: take the plain text
         parts = [re.sub(r"[ \t]+", " ", root.get_text("\n", strip=True))]
-    return _text_doc(path, "\n\n".join(p for p in parts if p), front)
+    return "\n\n".join(p for p in parts if p), front
+
+
+def _load_html(path: Path, html: str) -> SourceDoc | Skipped:
+    text, front = _html_text(html)
+    return _text_doc(path, text, front)
+
+
+def _load_docx(path: Path) -> SourceDoc | Skipped:
+    """A Word document: its paragraphs (headings by style, as Markdown headings) and table rows."""
+    import zipfile
+
+    try:
+        import docx
+
+        d = docx.Document(str(path))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        return Skipped(str(path), f"corrupt .docx: {exc}")
+    except Exception as exc:  # python-docx raises many kinds on damaged files
+        return Skipped(str(path), f"corrupt .docx: {type(exc).__name__}: {exc}")
+    from docx.document import Document as _Document
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    parts: list[str] = []
+    body: _Document = d
+    for item in body.iter_inner_content():
+        if isinstance(item, Paragraph):
+            txt = " ".join(item.text.split())
+            style = (item.style.name if item.style is not None else "") or ""
+            m = re.match(r"Heading (\d)", style)
+            if txt and m:
+                parts.append("#" * min(6, int(m.group(1))) + " " + txt)
+            elif txt and style == "Title":
+                parts.append("# " + txt)
+            elif txt:
+                parts.append(txt)
+        elif isinstance(item, Table):
+            for row in item.rows:
+                cells = list(dict.fromkeys(" ".join(c.text.split()) for c in row.cells))
+                if any(cells):
+                    parts.append(" | ".join(cells))
+    front: dict[str, Any] = {}
+    props = d.core_properties
+    if props.title:
+        front["title"] = props.title
+    if props.created:
+        front["file_date"] = props.created.date().isoformat()
+    return _text_doc(path, "\n\n".join(parts), front)
 
 
 def _load_pdf(path: Path) -> SourceDoc | Skipped:
@@ -264,29 +475,30 @@ def _load_pdf(path: Path) -> SourceDoc | Skipped:
         reader = PdfReader(str(path))
         if reader.is_encrypted and not reader.decrypt(""):
             return Skipped(str(path), "encrypted PDF")
-        pages = [(_normalise(page.extract_text() or "")).strip() for page in reader.pages]
+        raw = [_normalise(page.extract_text() or "").strip() for page in reader.pages]
         info: Any = reader.metadata or {}
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as exc:
         return Skipped(str(path), f"corrupt PDF: {exc}")
     except Exception as exc:  # pypdf raises many kinds on damaged files
         return Skipped(str(path), f"corrupt PDF: {type(exc).__name__}: {exc}")
-    if not any(pages):
+    if not any(raw):
         return Skipped(str(path), "PDF has no extractable text (scanned images?)")
+    vocabulary = Counter(_WORDS.findall("\n".join(raw).lower()))
+    pages = [repair_pdf_text(page, vocabulary) for page in raw]
     text, starts = "", []
-    for page in pages:
+    for page_text in pages:
         if text:
             text += "\n\n"
         starts.append(len(text))
-        text += page
+        text += page_text
     front: dict[str, Any] = {}
     title = info.get("/Title") if hasattr(info, "get") else None
     if title:
         front["title"] = str(title)
-    date = info.get("/CreationDate") if hasattr(info, "get") else None
-    if date:  # "D:20210301120000Z"
-        m = re.match(r"D:(\d{4})(\d{2})?(\d{2})?", str(date))
-        if m:
-            front["date"] = "-".join(g for g in m.groups() if g)
+    created = info.get("/CreationDate") if hasattr(info, "get") else None
+    m = re.match(r"D:(\d{4})(\d{2})?(\d{2})?", str(created or ""))
+    if m:  # "D:20210301120000Z": when the file was made; used only when the text states no date
+        front["file_date"] = "-".join(g for g in m.groups() if g)
     doc = _text_doc(path, text, front)
     if isinstance(doc, SourceDoc):
         doc.pages = starts
