@@ -153,7 +153,8 @@ def test_run_together_sentences_get_their_space(tmp_path: Path):
 def test_dates_come_from_the_text_before_file_metadata(tmp_path: Path):
     from citegraph.text.dates import stated_date
 
-    man = "TAR(1)   User Commands   TAR(1)\n\nNAME\n tar - an archiver\n\nGNU tar 1.34        March 2021        TAR(1)\n"
+    man = "TAR(1)   User Commands   TAR(1)\n\nNAME\n tar - an archiver\n\n"
+    man += "GNU tar 1.34        March 2021        TAR(1)\n"
     assert str(stated_date(man)) == "2021-03-01"
     assert str(stated_date("Title\nRelease date: 12 May 2020\n\nIn 1991 it began.")) == "2020-05-12"
     deb = "bzip2 (1.0.8-5) unstable; urgency=medium\n\n  * Fix.\n\n -- Ana <a@b.org>  Fri, 03 Dec 2021 10:00:00 +0100\n"

@@ -51,9 +51,7 @@ def int_to_date(value: int) -> date | None:
     return date(value // 10000, (value // 100) % 100, value % 100)
 
 
-_MONTH_NAMES = (
-    "january february march april may june july august september october november december".split()
-)
+_MONTH_NAMES = "january february march april may june july august september october november december".split()
 _MONTH = {m: i + 1 for i, m in enumerate(_MONTH_NAMES)} | {m[:3]: i + 1 for i, m in enumerate(_MONTH_NAMES)}
 _M = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _WRITTEN = [
