@@ -17,6 +17,9 @@ class Evidence(BaseModel):
     doc_id: str
     title: str = ""
     date: str | None = Field(default=None, description="ISO date of the document, if known")
+    date_source: str = Field(
+        default="", description="Where the date came from: record, front matter, html meta, text, file metadata"
+    )
     source: str = Field(default="", description="File path or URL of the document")
     source_tier: str = "secondary"
     text: str
@@ -59,6 +62,11 @@ class SubQuery(BaseModel):
 class Fact(BaseModel):
     """An atomic statement quoted verbatim from one passage."""
 
+    @property
+    def trusted_date(self) -> str | None:
+        """The document's date, unless only its file's metadata gave it (when a file was made)."""
+        return None if self.date_source == "file metadata" else self.date
+
     id: str = Field(description="Stable id: hash of chunk id and span")
     text: str = Field(description="The exact quote from the passage")
     doc_id: str
@@ -67,6 +75,7 @@ class Fact(BaseModel):
     page: int | None = None
     title: str = ""
     date: str | None = None
+    date_source: str = ""
     source_tier: str = "secondary"
     relevance: float = Field(default=0.0, description="How well the fact bears on the question, in [0, 1]")
     typed: bool = Field(default=True, description="Holds the kind of value the question asks for, if any")
@@ -82,9 +91,9 @@ class Contradiction(BaseModel):
 
     id: str
     facts: tuple[str, str] = Field(description="Ids of the two facts")
-    kind: Literal["number", "date", "entity", "polarity", "wording"]
+    kind: Literal["number", "version", "date", "entity", "polarity", "wording"]
     severity: Severity
-    point: str = Field(description="What they disagree about, in a few words")
+    point: str = Field(description="The subject and attribute they disagree on, in words")
     values: tuple[str, str] = Field(description="The two conflicting values, as written")
     resolved: bool = False
     winner: str | None = Field(default=None, description="Id of the fact that prevailed, if settled")
@@ -141,6 +150,12 @@ class Answer(BaseModel):
             "lexical: the facts' relevance; model: the model's probability that the passages answer; "
             "reader: the reader's (reader.py)"
         ),
+    )
+    gaps: list[str] = Field(
+        default_factory=list, description="Why no fact could answer: what no passage mentions, a missing kind of value"
+    )
+    support_parts: dict[str, float] = Field(
+        default_factory=dict, description="Every judge's score computed for this question (lexical, reader, model)"
     )
     searched: list[str] = Field(default_factory=list, description="What was searched, for an abstention")
     engine: str = "extractive"

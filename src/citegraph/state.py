@@ -59,7 +59,9 @@ class State(InputState):
     contradictions: list[Contradiction]
     support: float  # how well the facts answer the question (nodes/judge.py)
     support_source: Literal["lexical", "model", "reader"]
-    supported: list[str]  # ids of facts that bear on the question
+    support_parts: dict[str, float]  # each judge's score that was computed
+    supported: list[str]  # ids of facts that bear on the question and cover what it names
+    gaps: list[str]  # why no fact could answer, when none could ("no passage mentions …")
     abstain_threshold: float
     reconcile_rounds: int
     max_reconcile_rounds: int

@@ -74,6 +74,8 @@ class Row:
     support: float
     answer: str
     support_source: str = ""  # which judge gave the support: lexical, reader or model
+    support_parts: dict[str, float] = field(default_factory=dict)  # every judge's score computed
+    covered: bool = True  # some fact covered what the question names (else no judge could answer)
     contains: bool | None = None
     f1: float | None = None
     sentences: int = 0
@@ -125,6 +127,8 @@ def score_row(q: Query, answer: Answer, ledger: Ledger, relevant: set[str] | Non
         support=answer.support,
         answer=answer.answer,
         support_source=answer.support_source,
+        support_parts=answer.support_parts,
+        covered=not answer.gaps and answer.support_parts.get("lexical", 0.0) > 0,
         ms=ms,
         node_ms=answer.timings_ms,
         fallbacks=answer.fallbacks,

@@ -42,6 +42,20 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
         help="run through LangSmith's evaluate(): local without LANGSMITH_API_KEY, uploaded with one",
     )
 
+    e = esub.add_parser("documents", help="right values and abstentions on real files and checked questions")
+    e.add_argument("--questions", required=True, nargs="+", help="question JSONL file(s) (eval/documents.py)")
+    e.add_argument("--docs", required=True, nargs="+", help="the files or folders the questions are about")
+    e.add_argument("--corpus", required=True, help="corpus folder (the docs are ingested into it)")
+    e.add_argument("--split", choices=["dev", "test", "all"], default="all", help="which half of the questions")
+    e.add_argument("--labels", help="JSONL of conflict labels {key, label: real|spurious}")
+    e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default reader)")
+    e.add_argument("--abstain-threshold", type=float, help="support below which to abstain")
+    e.add_argument("--llm-base-url")
+    e.add_argument("--llm-model")
+    e.add_argument("--llm-scope", choices=LLM_SCOPES)
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--out")
+
     e = esub.add_parser("multihop", help="full-support Recall@5/@10 with and without decomposition")
     common(e)
     add_retrieval_options(e)
@@ -118,6 +132,35 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
             + "\n```"
         )
         return _finish(a, "Factual density: the length confound", out, md, folder)
+
+    if cmd == "documents":
+        from citegraph.eval.documents import load_labels, load_questions, run_documents, split_of, summarize_documents
+        from citegraph.ingest.pipeline import ingest
+
+        questions = load_questions(a.questions)
+        if a.split != "all":
+            halves = split_of(questions)
+            questions = [q for q in questions if halves[q.id] == a.split]
+        ingest(a.docs, a.corpus)
+        given = {
+            "llm_base_url": a.llm_base_url,
+            "llm_model": a.llm_model,
+            "llm_scope": a.llm_scope,
+            "judge": a.judge,
+            "abstain_threshold": a.abstain_threshold,
+        }
+        settings = {k: v for k, v in given.items() if v is not None}
+        doc_rows = run_documents(questions, a.corpus, settings, progress=progress)
+        out = {
+            "questions": a.questions,
+            "docs": a.docs,
+            "split": a.split,
+            **settings,
+            **summarize_documents(doc_rows, load_labels(a.labels)),
+        }
+        folder = report.out_dir(a.out, cmd)
+        (folder / "answers.jsonl").write_text("".join(json.dumps(r.__dict__) + "\n" for r in doc_rows))
+        return _finish(a, "Real documents", out, folder=folder)
 
     ds = load_dataset(a.data)
     from citegraph.eval.retrieval import ensure_corpus

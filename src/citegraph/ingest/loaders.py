@@ -164,7 +164,8 @@ def _decode(data: bytes) -> str | None:
 
 def _normalise(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x0c", "\n\n")
-    return _RUN_TOGETHER.sub(r"\1 \2", re.sub(r"[ \t]+\n", "\n", text))
+    text = _SOFT_BREAK.sub(r"\1\2", re.sub(r"[ \t]+\n", "\n", text))  # man(1) output breaks words too
+    return _RUN_TOGETHER.sub(r"\1 \2", text)
 
 
 # "Center.We": a sentence end with no space after it (OCR, PDF and scraped text lose it). Only a
@@ -173,7 +174,7 @@ def _normalise(text: str) -> str:
 _RUN_TOGETHER = re.compile(r"(?<![.])\b([A-Za-z][a-z]{2,}[.!?])([A-Z][a-z]+\b)")
 # A word broken by a hyphenation point: U+00AD (soft hyphen) or U+2010 (the hyphen groff and TeX
 # print at a break), then a line break or spaces and the rest of the word ("bet‐ ter").
-_SOFT_BREAK = re.compile(r"(\w)[\u00ad\u2010][ \t]*\n?[ \t]*([a-z])")
+_SOFT_BREAK = re.compile(r"(\w)[\u00ad\u2010](?:[ \t]*\n[ \t]*|[ \t]+)([a-z])")
 # An ASCII hyphen at a line end before a lowercase word part ("compres-\nsors", "command-\nline").
 _HARD_BREAK = re.compile(r"(\w+)-[ \t]*\n[ \t]*([a-z]\w*)")
 # Two letter runs with one space between them: a word PDF extraction may have split ("serv er",
@@ -302,7 +303,7 @@ def _register_sphinx_roles() -> None:
     from docutils import nodes
     from docutils.parsers.rst import roles
 
-    def role(name, rawtext, text, lineno, inliner, options=None, content=None):  # type: ignore[no-untyped-def]
+    def role(name, rawtext, text, lineno, inliner, options=None, content=None):  # docutils role signature
         shown = re.sub(r"\s*<[^>]*>$", "", text).lstrip("~!") or text
         return [nodes.literal(rawtext, shown)], []
 

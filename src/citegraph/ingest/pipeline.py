@@ -110,7 +110,7 @@ def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: Chu
         sections, passages = chunk_text(doc.text, starts, settings, sents)
         densities = fd_raw_spans(claims(doc.text, sents=sents), [(p.start, p.end, p.n_tokens) for p in passages])
         version = doc.content_hash[:8]
-        date_int = date_to_int(parse_date(doc.date))
+        date_int = ranking_date(doc.date, doc.metadata)
         sec_rows = [
             SectionRow(f"{doc.doc_id}:{version}:s{s.index}", doc.doc_id, s.index, s.start, s.end, s.n_tokens)
             for s in sections
@@ -139,6 +139,14 @@ def chunk_documents(docs: Sequence[SourceDoc], embedder: Embedder, settings: Chu
     return out
 
 
+def ranking_date(iso: str | None, metadata: dict[str, Any]) -> int:
+    """The date (YYYYMMDD) recency ranking and date filters use: none for a document dated only by
+    its file's metadata (when the file was made says nothing of what it describes; loaders.py)."""
+    if metadata.get("date_source") == "file metadata":
+        return 0
+    return date_to_int(parse_date(iso))
+
+
 def chroma_metadata(doc_id: str, date_int: int, tier: str, metadata: dict[str, Any]) -> dict[str, Any]:
     """What Chroma filters on: the document, its date (YYYYMMDD, a number: Chroma's range filters
     compare numbers only), its tier and its scalar metadata (prefixed m_)."""
@@ -151,8 +159,8 @@ def chroma_metadata(doc_id: str, date_int: int, tier: str, metadata: dict[str, A
 
 def restored_metadata(row: Any) -> dict[str, Any]:
     """Chroma metadata rebuilt from a ledger row (to restore a vector Chroma lost)."""
-    date_int = date_to_int(parse_date(row["date"]))
-    return chroma_metadata(row["doc_id"], date_int, row["source_tier"], json.loads(row["metadata"]))
+    metadata = json.loads(row["metadata"])
+    return chroma_metadata(row["doc_id"], ranking_date(row["date"], metadata), row["source_tier"], metadata)
 
 
 class Ingestor:

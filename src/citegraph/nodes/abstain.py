@@ -18,6 +18,8 @@ def reason(state: State, ctx: Context) -> str:
     if state["mode"] == "direct":
         return "direct mode answers without documents and needs a model; none is configured"
     evidence, facts = state.get("evidence", []), state.get("facts", [])
+    if state.get("gaps"):
+        return state["gaps"][0]
     if not evidence:
         return "no passage in the corpus matched the question"
     if not facts:
@@ -73,6 +75,8 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         searched=searched(state),
         support=state.get("support", 0.0),
         support_source=state.get("support_source", "lexical"),
+        support_parts=state.get("support_parts", {}),
+        gaps=state.get("gaps", []),
         engine=state.get("engine", "extractive"),
     )
     event = trace("abstain", "extractive", started, None, why[:120])

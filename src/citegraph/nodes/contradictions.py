@@ -47,8 +47,9 @@ def severity(c: Conflict, a: Fact, b: Fact, ctx: Context) -> Severity:
 
 def why_heavier(w: Fact, loser: Fact) -> str:
     reasons = []
-    if w.date and loser.date and w.date > loser.date:
-        reasons.append(f"more recent ({w.date[:10]} vs {loser.date[:10]})")
+    wd, ld = w.trusted_date, loser.trusted_date
+    if wd and ld and wd > ld:
+        reasons.append(f"more recent ({wd[:10]} vs {ld[:10]})")
     if w.source_tier != loser.source_tier and w.source_tier == "primary":
         reasons.append("a primary source")
     if w.relevance > loser.relevance + 0.05:
@@ -61,7 +62,7 @@ def corroboration(value: str, fact: Fact, others: list[Fact]) -> int:
     n = 0
     for o in others:
         if o.chunk_id != fact.chunk_id and value.lower() in o.text.lower():
-            c = compare(fact.text, o.text)
+            c = compare(fact.text, o.text, fact.title, o.title)
             if c is None or value.lower() not in " ".join(c.values).lower():
                 n += 1
     return n
@@ -98,9 +99,10 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
         # Dated sources that still disagree after the targeted retrieval: the later one supersedes
         # the earlier (figures get revised, counts go up); the resolution says so, so a reader can
         # disagree with the rule.
-        if a.date and b.date and a.date[:10] != b.date[:10]:
-            newer, older = (a, b) if a.date > b.date else (b, a)
-            when = f"{(newer.date or '')[:10]} supersedes {(older.date or '')[:10]}"
+        ad, bd = a.trusted_date, b.trusted_date
+        if ad and bd and ad[:10] != bd[:10]:
+            newer, older = (a, b) if ad > bd else (b, a)
+            when = f"{(newer.trusted_date or '')[:10]} supersedes {(older.trusted_date or '')[:10]}"
             return won(newer, older, f"settled by recency after {rounds} reconcile round(s): {when}")
         if margin >= CLEAR_MARGIN:
             return won(
@@ -125,7 +127,7 @@ def detect(facts: list[Fact], ctx: Context, rounds: int, max_rounds: int) -> lis
     for a, b in combinations(ordered, 2):
         if a.chunk_id == b.chunk_id or a.text == b.text:
             continue
-        c = compare(a.text, b.text)
+        c = compare(a.text, b.text, a.title, b.title)
         if c is None:
             continue
         cid = hashlib.sha1(f"{a.id}:{b.id}".encode()).hexdigest()[:12]

@@ -47,7 +47,8 @@ def fact_id(chunk_id: str, span: tuple[int, int]) -> str:
 def fact_weight(ev: Evidence, as_of: date) -> float:
     retrieval = ev.scores.get("final", 0.0)
     density = 1.0 / (1.0 + math.exp(-ev.scores.get("fd_star", 0.0)))
-    rec = recency(np.array([date_to_int(parse_date(ev.date))]), as_of)[0]
+    trusted = None if ev.date_source == "file metadata" else ev.date
+    rec = recency(np.array([date_to_int(parse_date(trusted))]), as_of)[0]
     tier = DEFAULT_TIER_WEIGHTS.get(ev.source_tier, 1.0) / max(DEFAULT_TIER_WEIGHTS.values())
     return round(0.5 * retrieval + 0.2 * density + 0.2 * (0.5 if np.isnan(rec) else float(rec)) + 0.1 * tier, 4)
 
@@ -63,6 +64,7 @@ def make_fact(ev: Evidence, c: Claim, rel: float, typed: bool, weight: float) ->
         page=ev.page,
         title=ev.title,
         date=ev.date,
+        date_source=ev.date_source,
         source_tier=ev.source_tier,
         relevance=round(rel, 4),
         typed=typed,
@@ -112,12 +114,25 @@ def score_claims(
     return out
 
 
+def candidate_claims(question: str, text: str) -> list[Claim]:
+    """The passage's claims that may answer: statements, not questions; prose, unless the question
+    asks for code (then option lists and code lines too)."""
+    code = ans.answer_type(question) == "code"
+    return [c for c in claims(text) if not c.question and (c.kind == "prose" or (code and c.kind != "markup"))]
+
+
 def extractive_facts(question: str, ev: Evidence, idf: dict[str, float], limit: int) -> list[tuple[Claim, float, bool]]:
     terms = ans.question_terms(question)
-    found = [c for c in claims(ev.text) if not c.question]
+    kind = ans.answer_type(question)
+    found = candidate_claims(question, ev.text)
     if not found:
         return []
-    lexical = sorted(found, key=lambda c: -ans.coverage(terms, idf, reading(c, found, ev.title)))[:PREFILTER]
+    # Read closely the claims that could answer (hold the asked kind of value) and share most of the
+    # question's rarer terms: the topic's best sentence is not the answer if it holds no answer.
+    lexical = sorted(
+        found,
+        key=lambda c: (-ans.has_answer_type(kind, c, question), -ans.coverage(terms, idf, reading(c, found, ev.title))),
+    )[:PREFILTER]
     scored = score_claims(question, ev, lexical, idf)
     scored.sort(key=lambda x: -(x[1] if x[2] else x[1] * ans.TYPE_DISCOUNT))
     return scored[:limit]
@@ -145,7 +160,7 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
     started = time.perf_counter()
     ev, question = state["evidence"], state["question"]
     retriever = await asyncio.to_thread(shared_retriever, ctx.corpus_dir, ctx.chroma_url)
-    idf = retriever.index.sparse.idf(ans.question_terms(question))
+    idf = retriever.idf(ans.question_terms(question))
     as_of = parse_date(ctx.as_of) or date.today()
     weight = fact_weight(ev, as_of)
     fallback = None

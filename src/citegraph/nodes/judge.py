@@ -1,9 +1,13 @@
 """judge: do the facts found answer the question? The router writes an answer when they do and
 abstains when they do not.
 
-Both engines first score support lexically (text/answerability.py: the best fact's relevance,
-discounted when it lacks the kind of value asked for), over the facts that survived contradiction
-settling; no fact relevant enough means no answer. Questions written to look answerable from a passage
+Both engines first check coverage (text/answerability.py): a question whose names, code, numbers or
+unknown words no passage of the corpus mentions is not answered ("no passage mentions PostgreSQL");
+a fact can answer only if its passage (with its document's title) mentions every one of them, and,
+when the question asks for a number, date, version or code, only if it holds one beyond those the
+question names. Then support is scored lexically (the best such fact's relevance, discounted when it
+lacks a name asked for), over the facts that survived contradiction settling; no fact relevant
+enough means no answer. Questions written to look answerable from a passage
 that lacks the answer (a swapped name, an added negation) defeat lexical scores, so the passages of the
 best supported facts are then read:
 - with a model (any llm_scope), it answers yes or no to "do these passages state the answer exactly as
@@ -22,14 +26,17 @@ from typing import Literal
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
+from citegraph.embed import known_words
 from citegraph.llm import yes_probability
 from citegraph.nodes import trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import JUDGE
 from citegraph.reader import get_reader
+from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence, Fact
 from citegraph.state import State
 from citegraph.text import answerability as ans
+from citegraph.text.tokens import tokenize
 
 
 def usable_facts(state: State) -> list[Fact]:
@@ -60,27 +67,64 @@ def judge_prompt(question: str, passages: list[Evidence]) -> str:
     return JUDGE.format(passages=text, question=question)
 
 
+def covered_facts(
+    question: str, facts: list[Fact], evidence: list[Evidence], unseen: set[str]
+) -> tuple[list[Fact], list[str]]:
+    """The facts that can answer the question, and what keeps the others from it (the gaps an
+    abstention names)."""
+    keys = ans.key_terms(question, known_words())
+    absent = [k for k in keys if set(tokenize(k)) & unseen]
+    if absent:
+        return [], [f"no passage in the corpus mentions {', '.join(repr(k) for k in absent)}"]
+    kind = ans.answer_type(question)
+    by_chunk = {e.chunk_id: e for e in evidence}
+    out: list[Fact] = []
+    gaps: list[str] = []
+    for f in facts:
+        ev = by_chunk.get(f.chunk_id)
+        missing = ans.uncovered(keys, f"{f.title}\n{ev.text if ev else f.text}")
+        if missing:
+            gaps.append(f"the passages found do not mention {', '.join(repr(k) for k in missing)}")
+        elif kind in ans.VALUE_TYPES and not f.typed:
+            gaps.append(f"no passage found states a {kind} for what is asked")
+        else:
+            out.append(f)
+    return out, list(dict.fromkeys(gaps))[:1] if not out else []
+
+
 async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     started = time.perf_counter()
-    usable = usable_facts(state)
-    lexical = ans.support((f.relevance, f.typed) for f in usable)
-    supported = sorted((f for f in usable if f.relevance >= ctx.min_fact_relevance), key=lambda f: -f.relevance)
+    question = state["question"]
+    evidence = state.get("evidence", [])
+    retriever = await asyncio.to_thread(shared_retriever, ctx.corpus_dir, ctx.chroma_url)
+    keys = ans.key_terms(question, known_words())
+    unseen = retriever.unseen([t for k in keys for t in tokenize(k)])
+    relevant = sorted(
+        (f for f in usable_facts(state) if f.relevance >= ctx.min_fact_relevance), key=lambda f: -f.relevance
+    )
+    supported, gaps = covered_facts(question, relevant, evidence, unseen)
+    lexical = ans.support((f.relevance, f.typed) for f in supported)
     support, source, fallback = lexical, "lexical", None
-    passages = judged_passages(supported, state.get("evidence", []), ctx.judge_passages)
+    parts = {"lexical": lexical}
+    passages = judged_passages(supported, evidence, ctx.judge_passages)
     if ctx.has_llm and passages:
         p, fallback = await yes_probability(ctx, judge_prompt(state["question"], passages))
         if p is not None:
             support, source = round(p, 4), "model"
+            parts["model"] = support
     if source == "lexical" and ctx.judge == "reader" and passages:
         # In a worker thread: the first call loads the reader (~1 s) and each one is CPU-bound.
         support, source = round(await asyncio.to_thread(read, state["question"], passages), 4), "reader"
+        parts["reader"] = support
     engine = "llm" if ctx.has_llm and supported else "extractive"
-    detail = f"support {support:.2f} ({source}; lexical {lexical:.2f})"
+    detail = f"support {support:.2f} ({source}; lexical {lexical:.2f})" + (f"; {gaps[0]}" if gaps else "")
     return {
         "support": support,
         "support_source": source,
+        "support_parts": parts,
         "supported": [f.id for f in supported],
+        "gaps": gaps,
         "trace": [trace("judge", engine, started, fallback, detail)],
     }
 

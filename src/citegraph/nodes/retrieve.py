@@ -2,7 +2,8 @@
 evidence of all sub-queries merged, deduplicated and cut to the passages facts are extracted from.
 
 The retrieval budget follows the query class; "recent" mode weighs recency more and, when enough
-passages fall inside the recent window, keeps to it. Retrieval runs in a worker thread: it reads
+passages fall inside the recent window, keeps to it; "corpus" mode weighs recency only when an as-of
+date is given (a file's age is not evidence of its relevance). Retrieval runs in a worker thread: it reads
 SQLite and runs the encoder, which would block the server's event loop.
 """
 
@@ -67,7 +68,10 @@ def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
             return recent.results, f"recent window: since {ref - timedelta(days=ctx.recent_window_days)}"
         # Too little inside the window: search everything, still weighing recency heavily.
         return retriever.search(query, settings=settings, as_of=ref).results, "recent window too thin: all dates"
-    return retriever.search(query, settings=ctx.retrieval(m), as_of=ref).results, ""
+    # A corpus question is about what the documents say, not how new they are: recency weighs in only
+    # when the caller gives a reference date.
+    weight = None if task.get("as_of") or ctx.as_of else 0.0
+    return retriever.search(query, settings=ctx.retrieval(m, weight), as_of=ref).results, ""
 
 
 async def retrieve(state: RetrieveTask, runtime: Runtime[Context]) -> dict:

@@ -27,6 +27,7 @@ from citegraph.nodes.contradictions import losers
 from citegraph.prompts import ABSTAIN, DIRECT, WRITE
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, Sentence
 from citegraph.state import State, resolved_mode
+from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_numbers
 from citegraph.text.tokens import tokenize
 
@@ -70,12 +71,26 @@ def choose_facts(facts: list[Fact], supported: list[str], excluded: set[str], li
     return chosen
 
 
+def lead_value(question: str, fact: Fact) -> str | None:
+    """The value the answer leads with, when the question asks for a number, date, version or code and
+    the best fact holds exactly one (two would be a guess; the quote then stands alone)."""
+    kind = ans.answer_type(question)
+    if kind not in ans.VALUE_TYPES:
+        return None
+    values = ans.answer_values(kind, fact.text, question)
+    return values[0] if len(values) == 1 else None
+
+
 def extractive_plan(
-    chosen: list[Fact], facts: list[Fact], contradictions: list[Contradiction]
+    chosen: list[Fact], facts: list[Fact], contradictions: list[Contradiction], question: str = ""
 ) -> list[tuple[str, list[str]]]:
-    """(sentence without markers, fact ids it cites) for each sentence of the answer."""
+    """(sentence without markers, fact ids it cites) for each sentence of the answer: the asked value
+    first when there is one, then the quoted facts, then the conflicts still open."""
     by_id = {f.id: f for f in facts}
     plan = [(f.text.strip(), [f.id]) for f in chosen]
+    value = lead_value(question, chosen[0]) if chosen and question else None
+    if value:
+        plan.insert(0, (value, [chosen[0].id]))
     used = {f.id for f in chosen}
     for c in contradictions:
         if c.resolved or not (set(c.facts) & used):
@@ -99,9 +114,11 @@ def source_name(f: Fact) -> str:
 def _with_marks(text: str, marks: list[int]) -> str:
     text = " ".join(_MARK.sub("", text).split())  # one line: quotes may span source line breaks
     cite = "".join(f"[{n}]" for n in marks)
-    m = re.search(r"[.!?]+[\"'’”)]*$", text)
-    if m:
+    m = re.search(r"[.!?]+$", text)
+    if m:  # "… grew [1]."
         return f"{text[: m.start()]} {cite}{text[m.start() :]}"
+    if re.search(r"[\"'’”)\]]$", text):  # after a closing quote or bracket: '… us." [2]'
+        return f"{text} {cite}"
     return f"{text} {cite}."
 
 
@@ -174,6 +191,8 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         "reconcile_rounds": state.get("reconcile_rounds", 0),
         "support": state.get("support", 0.0),
         "support_source": state.get("support_source", "lexical"),
+        "support_parts": state.get("support_parts", {}),
+        "gaps": state.get("gaps", []),
     }
     if state["mode"] == "direct":
         text, fallback = await text_call(ctx, DIRECT.format(question=question))
@@ -191,7 +210,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     lost = losers(contradictions)
     limit = max_sentences(ctx, state["query_class"])
     chosen = choose_facts(facts, state.get("supported", []), lost, limit)
-    plan = extractive_plan(chosen, facts, contradictions)
+    plan = extractive_plan(chosen, facts, contradictions, question)
     from_model, fallback = False, None
     if engine == "llm" and chosen:
         numbered = {i + 1: f for i, f in enumerate(chosen)}

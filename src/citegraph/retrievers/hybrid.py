@@ -17,6 +17,7 @@ No LangGraph here: the graph and the CLI both call `search`.
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +33,7 @@ from citegraph.embed import Embedder, get_embedder
 from citegraph.errors import InputError
 from citegraph.retrievers import fusion, rerank
 from citegraph.retrievers.dense import DenseRetriever, chroma_where
-from citegraph.retrievers.sparse import top_k
+from citegraph.retrievers.sparse import lucene_idf, top_k
 from citegraph.schemas import Evidence, SearchResult
 from citegraph.store.corpus import Corpus
 from citegraph.text.dates import date_to_int
@@ -110,6 +111,17 @@ class HybridRetriever:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- vocabulary ---------------------------------------------------------------------------
+    def idf(self, tokens: list[str]) -> dict[str, float]:
+        """The BM25 idf of each (tokenized) term over the live passages."""
+        return self.index.sparse.idf(tokens)
+
+    def unseen(self, tokens: list[str]) -> set[str]:
+        """The tokens no live passage contains."""
+        n = len(self.index.table)
+        never = lucene_idf(n, 0)
+        return {t for t, v in self.index.sparse.idf(tokens).items() if math.isclose(v, never)}
 
     # -- filters ------------------------------------------------------------------------------
     def _mask(self, since: int, until: int, where: dict[str, Any] | None) -> np.ndarray | None:
@@ -301,6 +313,9 @@ class HybridRetriever:
                     doc_id=r["doc_id"],
                     title=r["title"],
                     date=r["date"],
+                    date_source=str(
+                        json.loads(r["metadata"] or "{}").get("date_source", "record" if r["date"] else "")
+                    ),
                     source=r["source"],
                     source_tier=r["source_tier"],
                     text=r["text"],
@@ -319,6 +334,11 @@ class HybridRetriever:
         """Document ids of the kept passages, in rank order (for evaluation)."""
         t = self.index.table
         return [t.doc_ids[ranked.positions[i]] for i in ranked.kept]
+
+
+def date_source(iso: str | None, metadata: str | None) -> str:
+    """Where a stored document's date came from (loaders.py); a record's own date when it says none."""
+    return str(json.loads(metadata or "{}").get("date_source", "record" if iso else ""))
 
 
 def result_json(result: SearchResult) -> str:

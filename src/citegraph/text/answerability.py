@@ -14,38 +14,126 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Literal
 
-from citegraph.text.claims import Claim, extract_entities, score_claim
-from citegraph.text.tokens import QUESTION_WORDS, tokenize
+from citegraph.text.claims import Claim, extract_entities
+from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, tokenize
 
-AnswerType = Literal["number", "date", "entity"] | None
+AnswerType = Literal["number", "date", "version", "code", "person", "place", "organisation", "yesno", "reason"] | None
+# The kinds of value a fact must hold to answer at all: a sentence with no number cannot say "how many".
+VALUE_TYPES = frozenset(["number", "date", "version", "code"])
+# Names: a fact without a new name is only discounted (capitalisation finds most names, not all).
+NAME_TYPES = frozenset(["person", "place", "organisation"])
 
-_NUMBER_Q = re.compile(
-    r"\b(how (many|much|long|old|far|large|big|tall|high|often)|what (percentage|percent|number|amount|proportion|"
-    r"share|fraction)|what was the (population|size|cost|price|score))\b",
+_REASON_Q = re.compile(
+    r"^\s*(why|how (do|does|did|can|could|should|would|is|are|was|were|to)|in what way|explain)\b|"
+    r"\bwhat (causes|caused|happens|happened)\b|\bfor what (reason|purpose)\b|\bwhat is the (reason|purpose)\b",
+    re.IGNORECASE,
+)
+_VERSION_Q = re.compile(
+    r"\b(which|what) (\w+ ){0,3}versions?\b|\bversions? of python\b|\brequires?[- ]python\b|"
+    r"\bminimum (\w+ ){0,2}version\b|\bsupported python\b|\bpython versions?\b",
+    re.IGNORECASE,
+)
+_CODE_Q = re.compile(
+    r"\b(which|what) (\w+ ){0,3}(option|flag|switch|command|subcommand|environment variable|variable|function|"
+    r"method|keyword|argument|error code|directive|file ?name|extension|exception|class|module)s?\b",
     re.IGNORECASE,
 )
 _DATE_Q = re.compile(
-    r"\b(when|what (year|date|decade|century|month)|which (year|date|decade|century))\b", re.IGNORECASE
-)
-_ENTITY_Q = re.compile(
-    r"^\s*(who|whom|whose|where)\b|\b(which|what) (person|city|country|company|team|state|"
-    r"organization|organisation|band|group|university|party|president)\b",
+    r"^\s*(when|since when|until when)\b|\b(what|which|in what|in which) (year|date|decade|century|month|day)\b|"
+    r"\bwhen (was|were|did|is|does) \w+",
     re.IGNORECASE,
+)
+_NUMBER_Q = re.compile(
+    r"\bhow (many|much|long|old|far|large|big|tall|high|often|fast|deep|wide|heavy|small)\b|"
+    r"\bwhat (\w+ ){0,2}(percentage|percent|number|amount|proportion|share|fraction|port|ratio|rate)\b|"
+    r"\bwhat (is|was|are) the (\w+ ){0,3}(size|port|level|number|length|timeout|limit|ratio|rate|count|uid|gid|"
+    r"population|cost|price|score|exit status|exit code|percentage|amount)\b|\bexit (status|code)\b",
+    re.IGNORECASE,
+)
+_PERSON_Q = re.compile(
+    r"^\s*(who|whom)\b|\bwhose\b|\b(which|what) (person|people|author|maintainer|developer|president|"
+    r"king|queen|writer|scientist|engineer)s?\b|\bwho (wrote|created|maintains|developed|invented|founded)\b",
+    re.IGNORECASE,
+)
+_PLACE_Q = re.compile(
+    r"^\s*where\b|\b(which|what) (city|cities|country|countries|state|states|continent|region|town|island|"
+    r"river)\b|\bcapital (city )?of\b",
+    re.IGNORECASE,
+)
+_ORG_Q = re.compile(
+    r"\b(which|what) (company|companies|organi[sz]ations?|university|party|team|agency|institution|"
+    r"foundation|publisher|band)\b",
+    re.IGNORECASE,
+)
+_YESNO_Q = re.compile(
+    r"^\s*(is|are|does|do|did|can|could|will|would|was|were|has|have|had|should|must)\b", re.IGNORECASE
 )
 _QUESTION_WORDS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " name type kind"))
 TYPE_DISCOUNT = 0.75
 
 
 def answer_type(question: str) -> AnswerType:
-    if _NUMBER_Q.search(question):
-        return "number"
-    if _DATE_Q.search(question):
-        return "date"
-    if _ENTITY_Q.search(question):
-        return "entity"
+    """The kind of value the question asks for, or None (a definition, a description)."""
+    for kind, pattern in (
+        ("reason", _REASON_Q),
+        ("version", _VERSION_Q),
+        ("code", _CODE_Q),
+        ("date", _DATE_Q),
+        ("number", _NUMBER_Q),
+        ("person", _PERSON_Q),
+        ("place", _PLACE_Q),
+        ("organisation", _ORG_Q),
+        ("yesno", _YESNO_Q),
+    ):
+        if pattern.search(question):
+            return kind  # type: ignore[return-value]
     return None
+
+
+_SPELLED = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion"
+)
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(_SPELLED.split())})\b", re.IGNORECASE)
+_NUM = re.compile(r"(?<![\w.])[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])[-−]?\d+(?:\.\d+)?%?(?![\w.]*\d)")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
+_MONTH = re.compile(
+    r"\b(january|february|march|april|june|july|august|september|october|november|december)\b", re.IGNORECASE
+)
+_VERSION = re.compile(
+    r"(?:[<>=!~^]=?\s?|\bv)?\d+(?:\.\d+)+(?:\.\*)?\+?(?:[ab]|rc|\.post|\.dev)?\d*|[<>=!~^]=?\s?\d+\+?|\b\d+\+"
+)
+_CODE = re.compile(
+    r"(?<![\w-])--?[A-Za-z0-9][\w-]*(?:=\S+)?|\bE\d{4}\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+\(\)|"
+    r"(?<![\w/])(?:~|\.{1,2})?/[\w.~/-]+|\b[a-z_][\w-]*\.(?:[a-z]{1,4}|[a-z_]\w+)\b|`[^`]+`"
+)
+
+
+def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
+    """The values of the asked kind that `text` holds beyond those the question names, in order."""
+    if kind is None or kind in ("yesno", "reason"):
+        return []
+    q = question.lower()
+
+    def new(found: list[str]) -> list[str]:
+        return list(dict.fromkeys(v for v in found if v.strip() and v.strip().lower() not in q))
+
+    if kind == "number":
+        return new([m.group(0) for m in _NUM.finditer(text)] + [m.group(0) for m in _NUMBER_WORD.finditer(text)])
+    if kind == "date":
+        return new([m.group(0) for m in _YEAR.finditer(text)] + [m.group(0) for m in _MONTH.finditer(text)])
+    if kind == "version":
+        return new([m.group(0).strip() for m in _VERSION.finditer(text)])
+    if kind == "code":
+        return new([m.group(0).strip("`") for m in _CODE.finditer(text)])
+    q_ents = {e.lower() for e in extract_entities(question)}
+    names = [e for e in extract_entities(text) if e.lower() not in q_ents]
+    if kind == "place":  # "where" in a manual asks for a path as often as for a town
+        names += [m.group(0) for m in _CODE.finditer(text) if "/" in m.group(0)]
+    return new(names)
 
 
 def question_terms(question: str) -> list[str]:
@@ -68,16 +156,60 @@ def relevance(cosine: float, cov: float) -> float:
 
 def has_answer_type(kind: AnswerType, claim: Claim, question: str) -> bool:
     """Whether a claim holds a value of the kind asked, beyond the values the question itself names."""
-    if kind is None:
+    if kind is None or kind in ("yesno", "reason"):
         return True
-    q = score_claim(question)
-    if kind == "number":
-        return bool(set(claim.numbers) - set(q.numbers))
-    if kind == "date":
-        years = re.findall(r"\b(1[5-9]\d\d|20\d\d)\b", claim.text)
-        return bool(set(claim.dates) - set(q.dates)) or bool(set(years) - set(re.findall(r"\d{4}", question)))
-    q_ents = {e.lower() for e in extract_entities(question)}
-    return any(e.lower() not in q_ents for e in claim.entities)
+    return bool(answer_values(kind, claim.text, question))
+
+
+_QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,60})[\"”’']")
+_NAME_LIKE = re.compile(r"^[A-Z][a-z]*[A-Z]|^[A-Z]{2,}|\d")  # CamelCase, acronyms, words with digits
+
+
+def key_terms(question: str, english: frozenset[str] = frozenset()) -> list[str]:
+    """What a passage must mention to be about what the question asks: the question's names
+    (capitalised words, acronyms, CamelCase), code (options, identifiers, paths, error codes),
+    quoted phrases, numbers, and words no dictionary knows (program names such as "gzip" or "zstd";
+    `english` is the word list, embed.known_words). Plain words are left to relevance: a passage may
+    say "wore" for "wear"."""
+    terms: list[str] = []
+    terms += [m.group(1) for m in _QUOTED.finditer(question)]
+    terms += [e for e in extract_entities(question) if len(e) > 1]
+    terms += [m.group(0).strip("`") for m in _CODE.finditer(question)]
+    terms += [m.group(0) for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)", question)]
+    for w in re.findall(r"[A-Za-z][\w-]*", question):
+        low = w.lower()
+        if low in _QUESTION_WORDS or low in STOPWORDS or len(low) < 3:
+            continue
+        if _NAME_LIKE.match(w) or (english and not _known(low, english)):
+            terms.append(w)
+    out: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for t in terms:
+        toks = tuple(tokenize(t))
+        if toks and toks not in seen and not set(toks) <= _QUESTION_WORDS:
+            seen.add(toks)
+            out.append(t.strip())
+    # A term inside a longer one ("Union" in "State of the Union") adds nothing.
+    return [t for t in out if not any(t != o and set(tokenize(t)) < set(tokenize(o)) for o in out)]
+
+
+@lru_cache(maxsize=2)
+def _stems(english: frozenset[str]) -> frozenset[str]:
+    return frozenset(tokenize(" ".join(english)))
+
+
+def _known(word: str, english: frozenset[str]) -> bool:
+    """A dictionary word, or an inflection of one ("invent" for "invented")."""
+    if word in english or word.replace("-", "") in english:
+        return True
+    stems = tokenize(word)
+    return bool(stems) and all(t in _stems(english) for t in stems)
+
+
+def uncovered(terms: list[str], text: str) -> list[str]:
+    """The key terms `text` does not mention (every word of a term, stemmed)."""
+    present = set(tokenize(text))
+    return [t for t in terms if not set(tokenize(t)) <= present]
 
 
 def support(scored: Iterable[tuple[float, bool]]) -> float:

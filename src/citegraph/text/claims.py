@@ -1,9 +1,15 @@
 """The claim model shared by ingestion (factual density), fact extraction and contradiction detection.
 
-A claim is an atomic statement: a sentence, or a clause of one split at semicolons. For each claim we
-read the cues the FD* paper scores verifiability and specificity by — numbers, units, dates, named
-entities — and the cues that lower it — hedges, opinion, questions, imperatives. `prob_fact` maps them
-into [0.2, 1.0]: it says how checkable a statement is, not whether it is true.
+A claim is an atomic statement: a sentence, or a clause of one split at semicolons, with stage
+directions ("[Applause]", "(Laughter.)") left out and a sentence longer than MAX_CLAIM_CHARS cut into
+clauses at its commas, colons and dashes. For each claim we read the cues the FD* paper scores
+verifiability and specificity by — numbers, units, dates, named entities — and the cues that lower it —
+hedges, opinion, questions, imperatives. `prob_fact` maps them into [0.2, 1.0]: it says how checkable a
+statement is, not whether it is true.
+
+`kind` says whether a claim reads as prose ("prose") or is something a sentence splitter cut from a
+code block, a table of options, a hex dump or markup ("code", "options", "data", "markup"): those are
+quoted as answers only when the question asks for code (text/answerability.py).
 """
 
 from __future__ import annotations
@@ -114,6 +120,7 @@ class Claim:
     question: bool = False
     n_words: int = 0
     prob_fact: float = field(default=0.2)
+    kind: str = "prose"
 
 
 def extract_numbers(text: str) -> list[str]:
@@ -168,6 +175,9 @@ def score_claim(text: str, start: int = 0) -> Claim:
     p -= 0.1 if len(words) < 5 else 0.0
     if question:
         p = 0.2
+    kind = text_kind(text)
+    if kind != "prose":
+        p = 0.2
     return Claim(
         text=text,
         start=start,
@@ -182,12 +192,59 @@ def score_claim(text: str, start: int = 0) -> Claim:
         question=question,
         n_words=len(words),
         prob_fact=round(min(1.0, max(0.2, p)), 4),
+        kind=kind,
     )
 
 
+_HEX = re.compile(r"^(0x)?[0-9a-fA-F]{2,16}$")
+_OPTION_LINE = re.compile(r"^\s*(-{1,2}[A-Za-z0-9][\w-]*|\+[A-Za-z])(=\S+|\s+[A-Z<\[][\w<>\[\]=|.-]*)?(,|\s{2,}|$)")
+_PROMPT = re.compile(r"^\s*(\$|>>>|\.\.\.|#include|%|C:\\>)\s")
+_CODE_CHARS = set("{}[]()<>;=|\\$`*&^~")
+_RULE = re.compile(r"^[\s\-=_*#~^+.`:|]{3,}$")
+
+
+def text_kind(text: str) -> str:
+    """ "prose", or what else a piece of text is: "markup" (rules, underlines), "data" (hex dumps,
+    tables of numbers), "options" (a list of command-line options, --help text), "code"."""
+    stripped = text.strip()
+    if not stripped or _RULE.match(stripped):
+        return "markup"
+    tokens = stripped.split()
+    if (
+        len(tokens) >= 4
+        and sum(bool(_HEX.match(t)) and any(ch.isdigit() for ch in t) for t in tokens) / len(tokens) > 0.5
+    ):
+        return "data"
+    digits = sum(ch.isdigit() for ch in stripped)
+    letters = sum(ch.isalpha() for ch in stripped)
+    if len(tokens) >= 4 and digits > 2 * letters:
+        return "data"
+    lines = [ln for ln in stripped.splitlines() if ln.strip()]
+    if len(lines) >= 2 and sum(bool(_OPTION_LINE.match(ln)) for ln in lines) >= 2:
+        return "options"
+    if _PROMPT.match(stripped) or any(_PROMPT.match(ln) for ln in lines[1:]):
+        return "code"
+    symbols = sum(ch in _CODE_CHARS for ch in stripped)
+    if symbols / max(1, len(stripped)) > 0.08 and symbols >= 4:
+        return "code"
+    if re.search(r"^\s*(def|class|import|from \S+ import|function|var|let|const|return)\b|[;{]\s*$", stripped, re.M):
+        return "code" if symbols >= 2 else "prose"
+    return "prose"
+
+
+# A quote long enough to be a paragraph reads badly and hides its point: cut longer sentences.
+MAX_CLAIM_CHARS = 300
+# Transcripts' stage directions: not what anybody said.
+_STAGE = re.compile(
+    r"[\[(]\s*(applause|laughter|cheers|cheering|boos|booing|music|inaudible|crosstalk|silence|pause|"
+    r"audience[^\])]{0,30}|standing ovation)[.!]?\s*[\])]\.?",
+    re.IGNORECASE,
+)
+
+
 def claims(text: str, offset: int = 0, sents: list[Sentence] | None = None) -> list[Claim]:
-    """The atomic claims of a text: its sentences, split further at semicolons. Spans are offsets
-    into `text` plus `offset`."""
+    """The atomic claims of a text: its sentences, split further at semicolons and stage directions,
+    long ones cut into clauses. Spans are offsets into `text` plus `offset`."""
     out = []
     for s in document_sentences(text) if sents is None else sents:
         for a, z in _clauses(text, s.start, s.end):
@@ -197,10 +254,48 @@ def claims(text: str, offset: int = 0, sents: list[Sentence] | None = None) -> l
     return out
 
 
+def _trim(text: str, a: int, z: int) -> tuple[int, int]:
+    while a < z and text[a] in " \t\n,;:—–-":
+        a += 1
+    while z > a and text[z - 1] in " \t\n,;:—–-":
+        z -= 1
+    return a, z
+
+
 def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     spans, pos = [], start
-    for m in re.finditer(r";\s+", text[start:end]):
+    for m in re.finditer(r";\s+|" + _STAGE.pattern, text[start:end], re.IGNORECASE):
         spans.append((pos, start + m.start()))
         pos = start + m.end()
     spans.append((pos, end))
-    return [(a, z) for a, z in spans if z > a]
+    out = []
+    for a, z in spans:
+        a += len(text[a:z]) - len(text[a:z].lstrip())
+        a, z = _trim(text, a, z) if z - a > MAX_CLAIM_CHARS else (a, z)
+        if z - a > MAX_CLAIM_CHARS:
+            out.extend(_cut(text, a, z))
+        elif z > a and text[a:z].strip():
+            out.append((a, z))
+    return out
+
+
+def _cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A long sentence as consecutive pieces of at most MAX_CLAIM_CHARS, cut after a comma, colon or
+    dash where one falls late enough, else at a space."""
+    out = []
+    a = start
+    while end - a > MAX_CLAIM_CHARS:
+        window = text[a : a + MAX_CLAIM_CHARS]
+        cut = max(window.rfind(", "), window.rfind(": "), window.rfind(" — "), window.rfind(" - "))
+        if cut < MAX_CLAIM_CHARS // 3:
+            cut = window.rfind(" ")
+        if cut <= 0:
+            cut = MAX_CLAIM_CHARS
+        piece = _trim(text, a, a + cut + 1)
+        if piece[1] > piece[0]:
+            out.append(piece)
+        a = a + cut + 1
+    piece = _trim(text, a, end)
+    if piece[1] > piece[0]:
+        out.append(piece)
+    return out

@@ -1,17 +1,23 @@
 """Do two statements disagree, and on what? The contradiction model of the extractive engine.
 
-Two statements are aligned (about the same point) when most of their words match. Their word-level
-difference then says what kind of edit separates them:
-- a substitution (a value replaced by another: "hard rock" → "punk", "2" → "16", "President" →
-  "Prime Minister") is a disagreement: the two cannot both hold;
-- an insertion or a deletion (one says more than the other: "… by Roc-A-Fella Records and Def Jam")
-  is not: the shorter one is silent, not contrary;
-- a negation present in one and absent from the other flips the polarity, whatever else changed.
-The substituted words say what the conflict is about: a number, a date, a name (entity) or wording.
+Two statements conflict only when they give different values of the same attribute of the same
+subject. Precision comes first: a false conflict costs a reader's trust more than a missed one.
+
+- Same subject: statements from documents whose titles name different subjects (the iris and the
+  wine dataset descriptions, two packages' METADATA) do not conflict, however alike their words.
+- Same attribute: the statements must be aligned (most of their words match) and differ by exactly
+  one substitution, of the value. A second substituted word ("malaria" → "HIV", "Iraq" →
+  "Afghanistan", "in 2018" → "in 2020") means they are about different things, or different times.
+  Words only one of them has are silence, not contradiction ("… by Roc-A-Fella Records and Def Jam"),
+  unless they set a time ("in 2018"): then the two may be about different years.
+- The substitution says what kind of conflict it is: a number, a version (">=3.6" / ">=3.9", as in
+  METADATA files and changelogs), a date, a name (entity) or wording; a negation present in one and
+  absent from the other flips the polarity.
 
 Statements from different documents are seldom word-for-word alike; a number conflict is still
 recognised between loosely aligned statements when both numbers measure the same thing (the same
-word follows them, "310 million litres" / "295 million litres").
+word follows them, "310 million litres" / "295 million litres") and nothing else was substituted.
+A conflict's `point` names its subject and attribute in words ("requests: Requires-Python").
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from citegraph.text.claims import extract_numbers
-from citegraph.text.tokens import STOPWORDS
+from citegraph.text.tokens import STOPWORDS, tokenize
 
-Kind = Literal["number", "date", "entity", "polarity", "wording"]
+Kind = Literal["number", "version", "date", "entity", "polarity", "wording"]
 
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|[A-Za-z][\w'’-]*|[^\s\w]")
+# Words ("doesn't" as "does" and "n't"), numbers as written ("1,500", "3.7"), single punctuation marks.
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|[A-Za-z]+(?=n't\b)|n't\b|[A-Za-z][\w'’-]*|[^\s\w]")
 _NEGATIONS = frozenset(
     ["not", "no", "never", "none", "neither", "nor", "cannot", "without", "n't", "nobody", "nothing", "nowhere"]
 )
@@ -69,13 +76,22 @@ LOOSE = 0.3
 class Conflict:
     kind: Kind
     values: tuple[str, str]  # as written in each statement
-    point: str  # the words the statements share around the disagreement
+    point: str  # the subject and attribute they disagree on
     similarity: float
 
 
-def _tokens(text: str) -> tuple[list[str], list[str]]:
-    raw = [t for t in _TOKEN.findall(text.replace("n't", " n't")) if t.strip()]
-    return raw, [t.lower() for t in raw]
+def _tokens(text: str) -> tuple[list[str], list[str], list[tuple[int, int]]]:
+    found = [m for m in _TOKEN.finditer(text) if m.group(0).strip()]
+    raw = [m.group(0) for m in found]
+    return raw, [t.lower() for t in raw], [m.span() for m in found]
+
+
+_AUXILIARIES = frozenset("do does did is are was were be been has have had will would can could shall should".split())
+
+
+def _affirmed(tokens: list[str]) -> list[str]:
+    """A changed span without its negation and the auxiliary that carries it ("does not work")."""
+    return [t for t in tokens if t not in _NEGATIONS and t not in _AUXILIARIES]
 
 
 def _negations(tokens: list[str]) -> int:
@@ -87,12 +103,48 @@ def _is_date(tokens: list[str]) -> bool:
 
 
 def _content(tokens: list[str]) -> list[str]:
-    return [t for t in tokens if t.isalnum() and t not in STOPWORDS]
+    """Words and numbers that carry a claim (not stopwords, not punctuation)."""
+    return [t for t in tokens if (bool(_WORDLIKE.match(t)) or bool(_NUMERIC.match(t))) and t not in STOPWORDS]
 
 
-def _point(a_low: list[str], blocks: list[tuple[int, int, int]], limit: int = 8) -> str:
-    words = [w for i, j, n in blocks for w in a_low[i : i + n] if w.isalnum() and w not in STOPWORDS]
-    return " ".join(words[:limit])
+_NUMERIC = re.compile(r"^\d+(?:[.,]\d+)*%?$")
+_WORDLIKE = re.compile(r"^\w[\w'’-]*$")
+
+
+# Words that qualify a quantity rather than name what it counts: part of the value ("more than 500,000").
+_QUALIFIERS = frozenset(
+    "more than less fewer over under about around nearly almost approximately roughly some least most up "
+    "exactly only just or later newer earlier".split()
+)
+
+
+# A value right after one of these at the start of a statement names the thing, it is not its value.
+_NAMING = frozenset("version release v rev revision chapter section part step item figure table".split())
+
+
+def _is_value(token: str) -> bool:
+    return bool(extract_numbers(token)) or token in _MONTHS or token in _SCALES or token in _QUALIFIERS
+
+
+_GENERIC_TITLE_WORDS = frozenset(
+    "metadata readme changelog changes history news notes release releases relnotes txt md rst html htm pdf "
+    "docs doc documentation index manual page guide user introduction overview about".split()
+)
+
+
+def subject_words(title: str) -> set[str]:
+    """What a document is about, from its title: its words, less versions, years and generic words
+    ("requests-2.31.0.METADATA" → {"requests"})."""
+    words = re.findall(r"[a-z][a-z0-9_]*", title.lower().replace("-", " "))
+    return {w for w in words if w not in STOPWORDS and w not in _GENERIC_TITLE_WORDS and len(w) > 1}
+
+
+def same_subject(title_a: str, title_b: str) -> bool:
+    """Whether two documents' titles name one subject (a title that names none does not rule it out)."""
+    a, b = subject_words(title_a), subject_words(title_b)
+    if not a or not b or title_a == title_b:
+        return True
+    return bool(a & b) and (a <= b or b <= a or len(a & b) / len(a | b) >= 0.5)
 
 
 _SCALES = frozenset("thousand million billion trillion percent per cent".split())
@@ -119,46 +171,135 @@ def _numbers_with_units(span: list[str], low: list[str], raw: list[str]) -> list
     return out
 
 
-def compare(a: str, b: str) -> Conflict | None:
+_VERSIONISH = re.compile(r"^\d+\.\d+(\.\d+)*$")
+
+
+def _written(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> str:
+    """The replaced tokens as the text writes them, with a comparison operator before and a "+" or
+    ".*" after ("≥3.6", "3.7+")."""
+    a, z = spans[i1][0], spans[i2 - 1][1]
+    while a > 0 and text[a - 1] in "<>=!~^":
+        a -= 1
+    m = re.match(r"\+|\.\*", text[z:])
+    return " ".join(text[a : z + (m.end() if m else 0)].split())
+
+
+def _attribute(raw: list[str], low: list[str], i1: int, i2: int) -> str:
+    """The words just before the value (and the one it counts, after it): what the value is of."""
+    before: list[str] = []
+    for j in range(i1 - 1, max(-1, i1 - 7), -1):
+        t = low[j]
+        if t in {".", ";", "!", "?"}:
+            break
+        before.insert(0, raw[j])
+    words = " ".join(before).replace(" - ", "-").replace(" : ", ": ").strip(" :=<>!~^,(")
+    after = next(
+        (
+            raw[j]
+            for j in range(i2, min(len(raw), i2 + 3))
+            if raw[j].isalpha() and raw[j].islower() and low[j] not in STOPWORDS and low[j] not in _SCALES
+        ),
+        "",
+    )
+    return " ".join(w for w in (words, after) if w)
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _region(ops: list[Opcode], rep: Opcode) -> Opcode:
+    """The substitution with the insertions and deletions that touch it: one changed region
+    (">=2.7, !=3.0.*" against ">=3.7" is one value, not a value and a deletion)."""
+    _, i1, i2, j1, j2 = rep
+    for op in ops:
+        if op[0] == "replace":
+            continue
+        _, a1, a2, b1, b2 = op
+        if (a1 == i2 and b1 == j2) or (a2 == i1 and b2 == j1):
+            i1, i2, j1, j2 = min(i1, a1), max(i2, a2), min(j1, b1), max(j2, b2)
+    return "replace", i1, i2, j1, j2
+
+
+def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | None:
     """The disagreement between two statements, or None if they agree, are silent on each other's
-    point, or are about different things."""
-    a_raw, a_low = _tokens(a)
-    b_raw, b_low = _tokens(b)
+    point, or are about different things (see the module docstring). The titles are those of the
+    statements' documents."""
+    if not same_subject(title_a, title_b):
+        return None
+    a_raw, a_low, a_spans = _tokens(a)
+    b_raw, b_low, b_spans = _tokens(b)
     if not a_low or not b_low:
         return None
     sm = SequenceMatcher(a=a_low, b=b_low, autojunk=False)
     sim = sm.ratio()
     if sim < LOOSE:
         return None
-    point = _point(a_low, [tuple(x) for x in sm.get_matching_blocks()])  # type: ignore[misc]
-    substitutions: list[tuple[list[str], list[str], list[str], list[str], int, int]] = []
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
-        if op == "replace":
-            substitutions.append((a_raw[i1:i2], b_raw[j1:j2], a_low[i1:i2], b_low[j1:j2], i2, j2))
+    ops: list[Opcode] = [(str(op[0]), op[1], op[2], op[3], op[4]) for op in sm.get_opcodes() if op[0] != "equal"]
+    replaces = [op for op in ops if op[0] == "replace"]
+    # Words only one statement has: silence, unless they set a time ("in 2018").
+    for op, i1, i2, j1, j2 in ops:
+        if op in ("insert", "delete") and _is_date(a_low[i1:i2] + b_low[j1:j2]):
+            return None
+    subject = sorted(subject_words(title_a) & subject_words(title_b)) or sorted(subject_words(title_a))
+    prefix = f"{' '.join(subject)}: " if subject else ""
 
-    # Numbers: compare values, not spellings ("1,500" = "1500"), and only numbers that measure the
-    # same thing: the same word follows both ("310 million litres" / "295 million litres").
-    for _, _, la, lb, _, _ in substitutions:
+    if sim >= ALIGNED and _negations(a_low) != _negations(b_low):
+        # Only the negation changed (and the verb's form with it: "works" / "does not work").
+        side_a = {w for _, i1, i2, _, _ in ops for w in tokenize(" ".join(_affirmed(a_low[i1:i2])))}
+        side_b = {w for _, _, _, j1, j2 in ops for w in tokenize(" ".join(_affirmed(b_low[j1:j2])))}
+        if side_a == side_b:
+            neg = "not " if _negations(a_low) > _negations(b_low) else ""
+            point = prefix + " ".join(_content(a_low)[:6])
+            return Conflict("polarity", (f"{neg}…", "…" if neg else "not …"), point, sim)
+        return None
+    if len(replaces) != 1:
+        return None  # two substitutions: about different things (or nothing substituted: agreement)
+    _, i1, i2, j1, j2 = _region(ops, replaces[0])
+    la, lb = a_low[i1:i2], b_low[j1:j2]
+    ca, cb = _content(la), _content(lb)
+    if not ca and not cb:
+        return None  # "a" → "the": no claim changed
+    values_only = (
+        all(_is_value(t) for t in ca + cb)
+        and any(extract_numbers(t) for t in ca)
+        and any(extract_numbers(t) for t in cb)
+    )
+    if values_only and i1 <= 2 and any(t in _NAMING for t in a_low[:i1]):
+        return None  # "Version 1.34 was released" / "Version 1.35 …": the value names which thing
+    if values_only:
+        wa, wb = _written(a, a_spans, i1, i2), _written(b, b_spans, j1, j2)
         pa, pb = _numbers_with_units(la, a_low, a_raw), _numbers_with_units(lb, b_low, b_raw)
-        for va, ua, wa in pa:
-            for vb, ub, wb in pb:
-                if va != vb and ((ua == ub and ua is not None) or (sim >= ALIGNED and len(pa) == len(pb) == 1)):
-                    kind: Kind = "date" if _YEAR.match(wa) and _YEAR.match(wb) else "number"
-                    return Conflict(kind, (wa, wb), point, sim)
+        if [v for v, _, _ in pa] == [v for v, _, _ in pb] and wa == wb:
+            return None
+        same_unit = bool(pa and pb) and pa[-1][1] is not None and pa[-1][1] == pb[-1][1]
+        # How alike the statements are around the value: a "Key: value" line with a long value
+        # ("Requires-Python: >=2.7, !=3.0.*, !=3.1.*") is aligned however short its key.
+        outside = len(a_low) - (i2 - i1) + len(b_low) - (j2 - j1)
+        matched = sum(n for _, _, n in sm.get_matching_blocks())
+        context = 2 * matched / outside if outside else 0.0
+        has_context = len(_content(a_low[:i1] + a_low[i2:])) >= 1
+        if not has_context or (context < ALIGNED and not (sim >= LOOSE and same_unit)):
+            return None
+        point = prefix + _attribute(a_raw, a_low, i1, i2)
+        versions = any(_VERSIONISH.match(t) for t in la + lb) or any(ch in "<>=~^" for ch in wa + wb)
+        if versions:
+            return Conflict("version", (wa, wb), point, sim)
+        if all(_YEAR.match(t) or t in _MONTHS for t in ca + cb) and len(pa) == len(pb) == 1:
+            return Conflict("date", (wa, wb), point, sim)
+        if len(pa) == 1 and len(pb) == 1 and i2 - i1 == 1 and j2 - j1 == 1:  # with its scale: "310 million"
+            return Conflict("number", (pa[0][2], pb[0][2]), point, sim)
+        return Conflict("number", (wa, wb), point, sim)
     if sim < ALIGNED:
         return None
-    if _negations(a_low) != _negations(b_low):
-        neg = "not " if _negations(a_low) > _negations(b_low) else ""
-        return Conflict("polarity", (f"{neg}…", "…" if neg else "not …"), point, sim)
-    for ra, rb, la, lb, _, _ in substitutions:
-        if not _content(la) and not _content(lb):
-            continue  # "a" → "the": no claim changed
-        if _is_date(la) and _is_date(lb):
-            return Conflict("date", (" ".join(ra), " ".join(rb)), point, sim)
-        if any(t[:1].isupper() for t in ra) and any(t[:1].isupper() for t in rb):
-            return Conflict("entity", (" ".join(ra), " ".join(rb)), point, sim)
-        return Conflict("wording", (" ".join(ra), " ".join(rb)), point, sim)
-    return None
+    point = prefix + _attribute(a_raw, a_low, i1, i2)
+    ra, rb = " ".join(a_raw[i1:i2]), " ".join(b_raw[j1:j2])
+    if _is_date(la) and _is_date(lb):
+        return Conflict("date", (ra, rb), point, sim)
+    if any(extract_numbers(t) for t in ca + cb):
+        return None  # a value replaced together with other words: not the same attribute
+    if any(t[:1].isupper() for t in a_raw[i1:i2]) and any(t[:1].isupper() for t in b_raw[j1:j2]):
+        return Conflict("entity", (ra, rb), point, sim)
+    return Conflict("wording", (ra, rb), point, sim)
 
 
 def is_rounding(a: str, b: str) -> bool:

@@ -1,0 +1,246 @@
+"""`citegraph eval documents`: the engine on a folder of real files and questions checked by reading.
+
+A question file is JSONL, one question a line: `_id`, `text`, `answerable`, `kind` (fact, two-hop,
+why-how, conflict, missing, off-topic), `answers` (short strings as the documents write them; an answer
+is right when one of them appears in it as a whole value: "3.7" is not found in "13.7" or "3.7.1"),
+`docs` (the files that hold the answer) and, for a conflict, `conflict: {docs, attribute, values}`.
+
+Scores per question: right (answered, a gold value in the answer), wrong (answered, none), wrong
+abstention, correct abstention, answered when it should have abstained. Every conflict the engine
+reports is keyed by its two quotes; a labels file (JSONL of `{key, label: real|spurious, note}`, made
+once by reading) says which are real, and unlabelled ones are listed for labelling.
+
+Defaults are chosen on one half of the questions and reported on the other: `split_of` cuts each
+kind in two by a hash of the id, so the halves never change and hold the same mix of kinds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from citegraph.errors import InputError
+from citegraph.schemas import Answer
+
+KINDS = ("fact", "two-hop", "why-how", "conflict", "missing", "off-topic")
+Split = Literal["dev", "test", "all"]
+
+
+@dataclass(frozen=True)
+class DocQuestion:
+    id: str
+    text: str
+    answerable: bool
+    kind: str
+    answers: tuple[str, ...] = ()
+    docs: tuple[str, ...] = ()
+    conflict: dict[str, Any] | None = None
+
+
+def load_questions(paths: list[str | Path]) -> list[DocQuestion]:
+    out: list[DocQuestion] = []
+    for path in paths:
+        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{n}"
+            try:
+                rec = json.loads(line)
+                q = DocQuestion(
+                    id=str(rec["_id"]),
+                    text=str(rec["text"]),
+                    answerable=bool(rec["answerable"]),
+                    kind=str(rec["kind"]),
+                    answers=tuple(str(a) for a in rec.get("answers", [])),
+                    docs=tuple(str(d) for d in rec.get("docs", [])),
+                    conflict=rec.get("conflict"),
+                )
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise InputError(f"{where}: not a question record ({exc})") from None
+            if q.kind not in KINDS:
+                raise InputError(f"{where}: unknown kind {q.kind!r} (use {', '.join(KINDS)})")
+            if q.answerable and not q.answers:
+                raise InputError(f"{where}: an answerable question needs its answers")
+            out.append(q)
+    ids = [q.id for q in out]
+    if len(ids) != len(set(ids)):
+        raise InputError("question ids repeat across the files")
+    return out
+
+
+def split_of(questions: list[DocQuestion]) -> dict[str, Literal["dev", "test"]]:
+    """Each question's half: within each kind, ids ordered by their hash alternate dev, test."""
+    out: dict[str, Literal["dev", "test"]] = {}
+    for kind in KINDS:
+        ids = sorted((q.id for q in questions if q.kind == kind), key=lambda i: hashlib.sha1(i.encode()).hexdigest())
+        for n, qid in enumerate(ids):
+            out[qid] = "dev" if n % 2 == 0 else "test"
+    return out
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"\s*\[\d+\]", "", text).lower()
+    text = text.replace("“", '"').replace("”", '"').replace("’", "'").replace("‘", "'").replace("‐", "-")
+    return " ".join(text.split())
+
+
+def matches(answer: str, gold: str) -> bool:
+    """`gold` appears in `answer` as a whole value (case and spacing aside)."""
+    g = _norm(gold).strip(" .")
+    if not g:
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(g)}(?!\w|\.\d)", _norm(answer)) is not None
+
+
+def conflict_key(a: str, b: str) -> str:
+    pair = sorted(" ".join(t.split()) for t in (a, b))
+    return hashlib.sha1("\n".join(pair).encode()).hexdigest()[:12]
+
+
+@dataclass
+class DocRow:
+    qid: str
+    kind: str
+    split: str
+    answerable: bool
+    abstained: bool
+    right: bool | None  # answerable and answered: a gold value is in the answer
+    support: float
+    support_parts: dict[str, float]
+    covered: bool  # some fact covered what the question names (else no judge could answer)
+    answer: str
+    abstain_reason: str
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    conflict_found: bool | None = None  # for kind "conflict": the two documents' disagreement reported
+    ms: float = 0.0
+
+
+def score(q: DocQuestion, answer: Answer, split: str, ms: float) -> DocRow:
+    facts = {f.id: f for f in answer.facts}
+    conflicts = []
+    for c in answer.contradictions:
+        a, b = facts.get(c.facts[0]), facts.get(c.facts[1])
+        if a is None or b is None:
+            continue
+        conflicts.append(
+            {
+                "key": conflict_key(a.text, b.text),
+                "point": c.point,
+                "values": list(c.values),
+                "severity": c.severity,
+                "quotes": [" ".join(a.text.split()), " ".join(b.text.split())],
+                "docs": [a.title or a.doc_id, b.title or b.doc_id],
+            }
+        )
+    row = DocRow(
+        qid=q.id,
+        kind=q.kind,
+        split=split,
+        answerable=q.answerable,
+        abstained=answer.abstained,
+        right=None,
+        support=answer.support,
+        support_parts=answer.support_parts,
+        covered=not answer.gaps and answer.support_parts.get("lexical", 0.0) > 0,
+        answer=answer.answer,
+        abstain_reason=answer.abstain_reason,
+        conflicts=conflicts,
+        ms=ms,
+    )
+    text = answer.answer + " " + " ".join(r.quote for r in answer.references)
+    if q.answerable and not answer.abstained:
+        row.right = any(matches(text, g) for g in q.answers)
+    if q.kind == "conflict" and q.conflict:
+        docs = {Path(d).stem for d in q.conflict.get("docs", [])}
+        row.conflict_found = any(len({Path(d).stem for d in c["docs"]} & docs) == 2 for c in conflicts)
+    return row
+
+
+def run_documents(
+    questions: list[DocQuestion], corpus_dir: str, settings: dict[str, Any] | None = None, progress: bool = False
+) -> list[DocRow]:
+    """Every question through the graph (warm, sequentially), scored."""
+    from citegraph.api import ask
+
+    halves = split_of(questions)
+    it: Any = questions
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(questions, desc="eval documents", unit="question", leave=False)
+    if questions:
+        ask(questions[0].text, corpus=corpus_dir, **(settings or {}))  # loads models and indexes
+    rows = []
+    for q in it:
+        t = time.perf_counter()
+        answer = ask(q.text, corpus=corpus_dir, **(settings or {}))
+        rows.append(score(q, answer, halves[q.id], (time.perf_counter() - t) * 1000))
+    return rows
+
+
+def load_labels(path: str | Path | None) -> dict[str, str]:
+    if not path or not Path(path).exists():
+        return {}
+    labels = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            labels[rec["key"]] = rec["label"]
+    return labels
+
+
+def summarize_documents(rows: list[DocRow], labels: dict[str, str]) -> dict[str, Any]:
+    """The figures of a documents run: overall and per kind."""
+    answerable = [r for r in rows if r.answerable]
+    unanswerable = [r for r in rows if not r.answerable]
+
+    def rate(n: int, d: int) -> float | None:
+        return round(n / d, 4) if d else None
+
+    out: dict[str, Any] = {"n": len(rows), "n_answerable": len(answerable), "n_unanswerable": len(unanswerable)}
+    right = sum(bool(r.right) for r in answerable)
+    wrong = sum(r.right is False for r in answerable)
+    wrong_abst = sum(r.abstained for r in answerable)
+    correct_abst = sum(r.abstained for r in unanswerable)
+    out["right"] = right
+    out["wrong"] = wrong
+    out["wrong_abstentions"] = wrong_abst
+    out["correct_abstentions"] = correct_abst
+    out["answered_should_abstain"] = len(unanswerable) - correct_abst
+    # "Right" over the whole benchmark: an answerable question answered right or an unanswerable one
+    # abstained on.
+    out["right_overall"] = rate(right + correct_abst, len(rows))
+    out["right_of_answerable"] = rate(right, len(answerable))
+    out["correct_abstention_rate"] = rate(correct_abst, len(unanswerable))
+    out["wrong_abstention_rate"] = rate(wrong_abst, len(answerable))
+    reported = [c for r in rows for c in r.conflicts]
+    unique = {c["key"]: c for c in reported}
+    out["conflicts_reported"] = len(reported)
+    out["conflicts_real"] = sum(labels.get(c["key"]) == "real" for c in reported)
+    out["conflicts_spurious"] = sum(labels.get(c["key"]) == "spurious" for c in reported)
+    out["conflicts_unlabelled"] = sorted(k for k in unique if k not in labels)
+    with_conflict = [r for r in rows if r.kind == "conflict"]
+    out["real_disagreements_reported"] = f"{sum(bool(r.conflict_found) for r in with_conflict)}/{len(with_conflict)}"
+    by_kind: dict[str, Any] = {}
+    for kind in KINDS:
+        rs = [r for r in rows if r.kind == kind]
+        if not rs:
+            continue
+        if kind in ("missing", "off-topic"):
+            by_kind[kind] = {"n": len(rs), "abstained": sum(r.abstained for r in rs)}
+        else:
+            by_kind[kind] = {
+                "n": len(rs),
+                "right": sum(bool(r.right) for r in rs),
+                "wrong": sum(r.right is False for r in rs),
+                "abstained": sum(r.abstained for r in rs),
+            }
+    out["by_kind"] = by_kind
+    ms = sorted(r.ms for r in rows)
+    out["latency_ms_p50"] = round(ms[len(ms) // 2], 1) if ms else None
+    return out
