@@ -90,11 +90,12 @@ def _norm(text: str) -> str:
 
 
 def matches(answer: str, gold: str) -> bool:
-    """`gold` appears in `answer` as a whole value (case and spacing aside)."""
+    """`gold` appears in `answer` as a whole value (case and spacing aside; "v11.2.0" holds "11.2.0")."""
     g = _norm(gold).strip(" .")
     if not g:
         return False
-    return re.search(rf"(?<![\w.]){re.escape(g)}(?!\w|\.\d)", _norm(answer)) is not None
+    before = r"(?<![\w.])v?" if g[:1].isdigit() else r"(?<![\w.])"
+    return re.search(rf"{before}{re.escape(g)}(?!\w|\.\d)", _norm(answer)) is not None
 
 
 def conflict_key(a: str, b: str) -> str:

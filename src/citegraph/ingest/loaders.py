@@ -38,6 +38,10 @@ import yaml
 
 from citegraph.text.dates import parse_date, stated_date
 
+# Raised when what a loader makes of a file changes: corpora read with an older version read their
+# files again on the next ingest (pipeline.py).
+LOADERS_VERSION = 2
+
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 DEFAULT_TIER = "secondary"
 
@@ -469,6 +473,9 @@ def _load_docx(path: Path) -> SourceDoc | Skipped:
 
 
 def _load_pdf(path: Path) -> SourceDoc | Skipped:
+    """Text in pypdf's layout mode (it keeps indentation and most words whole), cut into blocks where
+    the indentation steps back (a man page's option list, paragraphs), running headers and footers
+    left out (the date a footer states is read first), then repaired (repair_pdf_text)."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -476,12 +483,14 @@ def _load_pdf(path: Path) -> SourceDoc | Skipped:
         reader = PdfReader(str(path))
         if reader.is_encrypted and not reader.decrypt(""):
             return Skipped(str(path), "encrypted PDF")
-        raw = [_normalise(page.extract_text() or "").strip() for page in reader.pages]
+        layout = [_normalise(page.extract_text(extraction_mode="layout") or "") for page in reader.pages]
         info: Any = reader.metadata or {}
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as exc:
         return Skipped(str(path), f"corrupt PDF: {exc}")
     except Exception as exc:  # pypdf raises many kinds on damaged files
         return Skipped(str(path), f"corrupt PDF: {type(exc).__name__}: {exc}")
+    stated = stated_date("\n".join(layout))
+    raw = _strip_running_lines([_layout_blocks(page) for page in layout])
     if not any(raw):
         return Skipped(str(path), "PDF has no extractable text (scanned images?)")
     vocabulary = Counter(_WORDS.findall("\n".join(raw).lower()))
@@ -498,7 +507,9 @@ def _load_pdf(path: Path) -> SourceDoc | Skipped:
         front["title"] = str(title)
     created = info.get("/CreationDate") if hasattr(info, "get") else None
     m = re.match(r"D:(\d{4})(\d{2})?(\d{2})?", str(created or ""))
-    if m:  # "D:20210301120000Z": when the file was made; used only when the text states no date
+    if stated:  # read before the running footer that states it was left out
+        front["date"], front["date_source"] = stated.isoformat(), "text"
+    elif m:  # "D:20210301120000Z": when the file was made; used only when the text states no date
         front["file_date"] = "-".join(g for g in m.groups() if g)
     doc = _text_doc(path, text, front)
     if isinstance(doc, SourceDoc):
@@ -507,6 +518,49 @@ def _load_pdf(path: Path) -> SourceDoc | Skipped:
         doc.content_hash = ""
         doc.__post_init__()
     return doc
+
+
+def _layout_blocks(page: str) -> str:
+    """A page in layout mode as blocks: spaces inside a line collapsed, a blank line where the
+    indentation steps back or the page leaves one."""
+    out: list[str] = []
+    prev: int | None = None
+    for line in page.splitlines():
+        if not line.strip():
+            if out and out[-1]:
+                out.append("")
+            prev = None
+            continue
+        indent = len(line) - len(line.lstrip())
+        if prev is not None and indent < prev - 1 and out and out[-1]:
+            out.append("")
+        out.append(" ".join(line.split()))
+        prev = indent
+    return "\n".join(out).strip()
+
+
+def _running_key(line: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(line.split()).lower())
+
+
+_MAN_HEADER = re.compile(r"^(\S+\(\w+\)) .* \1$")
+
+
+def _strip_running_lines(pages: list[str]) -> list[str]:
+    """Pages without their running header and footer: a first or last line that recurs (numbers
+    aside) on most pages, or a man page's "TAR(1) … TAR(1)" header."""
+    firsts = Counter(_running_key(p.splitlines()[0]) for p in pages if p)
+    lasts = Counter(_running_key(p.splitlines()[-1]) for p in pages if p)
+    need = max(2, (len(pages) + 1) // 2)
+    out = []
+    for page in pages:
+        lines = page.splitlines()
+        if lines and (firsts[_running_key(lines[0])] >= need or _MAN_HEADER.match(lines[0])):
+            lines = lines[1:]
+        if lines and lasts[_running_key(lines[-1])] >= need:
+            lines = lines[:-1]
+        out.append("\n".join(lines).strip())
+    return out
 
 
 # -- JSONL (BEIR corpus) --------------------------------------------------------------------------

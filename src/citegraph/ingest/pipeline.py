@@ -28,8 +28,8 @@ from citegraph.context import ChunkingSettings
 from citegraph.embed import Embedder, get_embedder
 from citegraph.ingest.chunking import chunk_text, page_of
 from citegraph.ingest.density import fd_raw_spans
-from citegraph.ingest.loaders import Skipped, SourceDoc, discover, load_file
-from citegraph.store.corpus import Corpus
+from citegraph.ingest.loaders import LOADERS_VERSION, Skipped, SourceDoc, discover, load_file
+from citegraph.store.corpus import Corpus, write_manifest
 from citegraph.store.ledger import ChunkRow, DocRow, SectionRow, StagedDoc
 from citegraph.text.claims import claims
 from citegraph.text.dates import date_to_int, parse_date
@@ -224,7 +224,7 @@ class Ingestor:
             path = str(f)
             st = f.stat()
             stat = (st.st_size, st.st_mtime_ns)
-            if ledger.source_stat(path) == stat:
+            if ledger.source_stat(path) == stat and self.corpus.manifest.loaders == LOADERS_VERSION:
                 self.report.files_unchanged += 1
                 n = len(ledger.doc_ids_for_path(path))
                 self.report.documents_unchanged += n
@@ -410,6 +410,9 @@ def ingest(
         if on_start:
             on_start(run)
         run.ingest(paths, prune=prune)
+        if corpus.manifest.loaders != LOADERS_VERSION:
+            corpus.manifest.loaders = LOADERS_VERSION
+            write_manifest(corpus.dir, corpus.manifest)
         return run.finish(started)
 
 

@@ -24,6 +24,7 @@ from citegraph.context import Context
 from citegraph.nodes import trace
 from citegraph.schemas import Contradiction, Fact, Severity
 from citegraph.state import State
+from citegraph.text.claims import text_kind
 from citegraph.text.conflicts import Conflict, compare, is_rounding, relative_difference
 
 # A fact outweighs another when its weight is higher by at least this much.
@@ -124,6 +125,8 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
 def detect(facts: list[Fact], ctx: Context, rounds: int, max_rounds: int) -> list[Contradiction]:
     out = []
     ordered = sorted(facts, key=lambda f: f.id)
+    # Statements only: two lines of code or of an option table differ without contradicting.
+    ordered = [f for f in ordered if text_kind(f.text) == "prose"]
     for a, b in combinations(ordered, 2):
         if a.chunk_id == b.chunk_id or a.text == b.text:
             continue

@@ -32,7 +32,7 @@ from citegraph.retrievers.rerank import recency
 from citegraph.schemas import Evidence, Fact
 from citegraph.state import ExtractTask
 from citegraph.text import answerability as ans
-from citegraph.text.claims import Claim, claims, score_claim
+from citegraph.text.claims import MAX_CLAIM_CHARS, Claim, claims, score_claim
 from citegraph.text.dates import date_to_int, parse_date
 
 # Claims read closely (embedded: ~8 ms a sentence on two cores) per passage: the lexically best
@@ -131,11 +131,30 @@ def extractive_facts(question: str, ev: Evidence, idf: dict[str, float], limit: 
     # question's rarer terms: the topic's best sentence is not the answer if it holds no answer.
     lexical = sorted(
         found,
-        key=lambda c: (-ans.has_answer_type(kind, c, question), -ans.coverage(terms, idf, reading(c, found, ev.title))),
+        key=lambda c: (
+            -ans.has_answer_type(kind, c, question),
+            c.kind != "prose",  # a code question still prefers the sentence that names the code
+            -ans.coverage(terms, idf, reading(c, found, ev.title)),
+        ),
     )[:PREFILTER]
     scored = score_claims(question, ev, lexical, idf)
-    scored.sort(key=lambda x: -(x[1] if x[2] else x[1] * ans.TYPE_DISCOUNT))
-    return scored[:limit]
+    scored.sort(key=lambda x: -(x[1] if x[2] else x[1] * ans.TYPE_DISCOUNT) * (1.0 if x[0].kind == "prose" else 0.8))
+    return [(with_antecedent(c, found, ev.text), rel, typed) for c, rel, typed in scored[:limit]]
+
+
+def with_antecedent(c: Claim, passage_claims: list[Claim], text: str) -> Claim:
+    """A claim that opens with a pronoun ("This has the side-effect of …") quoted together with the
+    sentence before it in the same paragraph, which says what "this" is; the quote stays exact."""
+    if not _PRONOUN.match(c.text):
+        return c
+    before = [p for p in passage_claims if p.end <= c.start]
+    if not before:
+        return c
+    prev = before[-1]
+    gap = text[prev.end : c.start]
+    if gap.strip() or "\n\n" in gap or c.end - prev.start > 2 * MAX_CLAIM_CHARS:
+        return c
+    return score_claim(text[prev.start : c.end], prev.start)
 
 
 def locate(quote: str, passage: str) -> tuple[int, int] | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -72,17 +73,22 @@ def covered_facts(
 ) -> tuple[list[Fact], list[str]]:
     """The facts that can answer the question, and what keeps the others from it (the gaps an
     abstention names)."""
-    keys = ans.key_terms(question, known_words())
+    english = known_words()
+    keys = ans.key_terms(question, english)
     absent = [k for k in keys if set(tokenize(k)) & unseen]
-    if absent:
-        return [], [f"no passage in the corpus mentions {', '.join(repr(k) for k in absent)}"]
+    named = [k for k in absent if ans.name_like(k, english)]
+    if named:
+        return [], [f"no passage in the corpus mentions {', '.join(repr(k) for k in named)}"]
+    keys = [k for k in keys if k not in absent]
     kind = ans.answer_type(question)
     by_chunk = {e.chunk_id: e for e in evidence}
     out: list[Fact] = []
     gaps: list[str] = []
     for f in facts:
         ev = by_chunk.get(f.chunk_id)
-        missing = ans.uncovered(keys, f"{f.title}\n{ev.text if ev else f.text}")
+        # The passage, its document's title and file name ("… according to its README").
+        name = Path(ev.source).name if ev else ""
+        missing = ans.uncovered(keys, f"{f.title}\n{name}\n{ev.text if ev else f.text}")
         if missing:
             gaps.append(f"the passages found do not mention {', '.join(repr(k) for k in missing)}")
         elif kind in ans.VALUE_TYPES and not f.typed:

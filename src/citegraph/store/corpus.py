@@ -39,6 +39,9 @@ class Manifest:
     created_at: str
     updated_at: str
     format: int = MANIFEST_FORMAT
+    # The loaders' version (ingest/loaders.py) the files were last read with: when the loaders improve,
+    # the next ingest reads every file again (unchanged texts are still not re-embedded).
+    loaders: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()

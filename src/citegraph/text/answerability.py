@@ -32,8 +32,9 @@ _REASON_Q = re.compile(
     re.IGNORECASE,
 )
 _VERSION_Q = re.compile(
-    r"\b(which|what) (\w+ ){0,3}versions?\b|\bversions? of python\b|\brequires?[- ]python\b|"
-    r"\bminimum (\w+ ){0,2}version\b|\bsupported python\b|\bpython versions?\b",
+    r"\b(which|what) (?!kind\b|type\b|sort\b)(\w+ ){0,3}(versions?|release)\b(?! (numbering|scheme|policy))|"
+    r"\bversions? of python\b|\brequires?[- ]python\b|\bminimum (\w+ ){0,2}version\b|\bsupported python\b|"
+    r"\bpython versions?\b(?! (numbering|scheme|policy))",
     re.IGNORECASE,
 )
 _CODE_Q = re.compile(
@@ -49,8 +50,9 @@ _DATE_Q = re.compile(
 _NUMBER_Q = re.compile(
     r"\bhow (many|much|long|old|far|large|big|tall|high|often|fast|deep|wide|heavy|small)\b|"
     r"\bwhat (\w+ ){0,2}(percentage|percent|number|amount|proportion|share|fraction|port|ratio|rate)\b|"
-    r"\bwhat (is|was|are) the (\w+ ){0,3}(size|port|level|number|length|timeout|limit|ratio|rate|count|uid|gid|"
-    r"population|cost|price|score|exit status|exit code|percentage|amount)\b|\bexit (status|code)\b",
+    r"\b(what|which) (is|was|are )?(the )?(\w+ ){0,3}(size|port|level|number|length|timeout|limit|ratio|rate|count|"
+    r"uid|gid|population|cost|price|score|exit status|exit code|percentage|amount)\b|\bexit (status|code)\b|"
+    r"\bnumeric\b",
     re.IGNORECASE,
 )
 _PERSON_Q = re.compile(
@@ -104,12 +106,32 @@ _MONTH = re.compile(
     r"\b(january|february|march|april|june|july|august|september|october|november|december)\b", re.IGNORECASE
 )
 _VERSION = re.compile(
-    r"(?:[<>=!~^]=?\s?|\bv)?\d+(?:\.\d+)+(?:\.\*)?\+?(?:[ab]|rc|\.post|\.dev)?\d*|[<>=!~^]=?\s?\d+\+?|\b\d+\+"
+    r"(?<![\w/.-])(?:(?:[<>=!~^]=?\s?|v)?\d+(?:\.\d+)+(?:\.\*)?\+?(?:[ab]|rc|\.post|\.dev)?\d*|[<>=!~^]=?\s?\d+\+?|\d+\+)"
 )
 _CODE = re.compile(
     r"(?<![\w-])--?[A-Za-z0-9][\w-]*(?:=\S+)?|\bE\d{4}\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+\(\)|"
-    r"(?<![\w/])(?:~|\.{1,2})?/[\w.~/-]+|\b[a-z_][\w-]*\.(?:[a-z]{1,4}|[a-z_]\w+)\b|`[^`]+`"
+    r"(?<![\w/])(?:~|\.{1,2})?(?:/[\w.~-]*\w)+/?|\b[a-z_][\w-]*\.(?:[a-z]{1,4}|[a-z_]\w+)\b|`[^`'\n]+[`']|"
+    r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"  # CamelCase identifiers: TopLevelNotFound
 )
+# An environment variable or a constant asked for by name: a word in capitals ("TAPE").
+_CAPS = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
+_VARIABLE_Q = re.compile(r"\b(environment )?variables?\b|\bconstant\b", re.IGNORECASE)
+
+
+_VERSION_OF = re.compile(r"\b(\w[\w.+-]*) versions?\b|\bversions? of (\w[\w.+-]*)", re.IGNORECASE)
+_NOT_A_PRODUCT = frozenset(
+    "which what minimum maximum min max supported latest oldest newest release first last the a an this that its "
+    "their required recommended current default earliest lowest highest".split()
+)
+
+
+def version_of(question: str) -> str | None:
+    """The product whose version the question asks for ("Which Python version…" → "Python"), if named."""
+    for m in _VERSION_OF.finditer(question):
+        word = m.group(1) or m.group(2)
+        if word and word.lower() not in _NOT_A_PRODUCT and word.lower() not in STOPWORDS:
+            return word
+    return None
 
 
 def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
@@ -126,9 +148,17 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
     if kind == "date":
         return new([m.group(0) for m in _YEAR.finditer(text)] + [m.group(0) for m in _MONTH.finditer(text)])
     if kind == "version":
-        return new([m.group(0).strip() for m in _VERSION.finditer(text)])
+        versions = list(_VERSION.finditer(text))
+        product = version_of(question)
+        if product:  # "which Python version": a version that follows "Python" (or "Requires-Python:")
+            near = re.compile(rf"\b{re.escape(product)}\W{{1,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
+            versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()])]
+        return new([m.group(0).strip() for m in versions])
     if kind == "code":
-        return new([m.group(0).strip("`") for m in _CODE.finditer(text)])
+        code = [m.group(0).strip("`'") for m in _CODE.finditer(text)]
+        if _VARIABLE_Q.search(question):
+            code += [m.group(0) for m in _CAPS.finditer(text)]
+        return new(code)
     q_ents = {e.lower() for e in extract_entities(question)}
     names = [e for e in extract_entities(text) if e.lower() not in q_ents]
     if kind == "place":  # "where" in a manual asks for a path as often as for a town
@@ -161,7 +191,9 @@ def has_answer_type(kind: AnswerType, claim: Claim, question: str) -> bool:
     return bool(answer_values(kind, claim.text, question))
 
 
-_QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,60})[\"”’']")
+# Quoted phrases: double or typographic quotes, or single quotes that open after a space (not the
+# apostrophes of "gzip's … zlib's").
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]|(?:^|(?<=\s))[‘']([^'’\s][^'’]{1,58})['’](?=[\s.,;:?!]|$)")
 _NAME_LIKE = re.compile(r"^[A-Z][a-z]*[A-Z]|^[A-Z]{2,}|\d")  # CamelCase, acronyms, words with digits
 
 
@@ -172,11 +204,18 @@ def key_terms(question: str, english: frozenset[str] = frozenset()) -> list[str]
     `english` is the word list, embed.known_words). Plain words are left to relevance: a passage may
     say "wore" for "wear"."""
     terms: list[str] = []
-    terms += [m.group(1) for m in _QUOTED.finditer(question)]
-    terms += [e for e in extract_entities(question) if len(e) > 1]
+    terms += [m.group(1) or m.group(2) for m in _QUOTED.finditer(question)]
+    openers = {m.group(1) for m in re.finditer(r"(?:^|[.?!:]\s+)\W*(\w+)", question)}
+    for e in extract_entities(question):
+        e = re.sub(r"['’]s\b", "", e).strip()
+        # A capital that only starts a sentence ("My project…", "Under which…") names nothing.
+        if e in openers and english and _known(e.lower(), english):
+            continue
+        if len(e) > 1:
+            terms.append(e)
     terms += [m.group(0).strip("`") for m in _CODE.finditer(question)]
     terms += [m.group(0) for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)", question)]
-    for w in re.findall(r"[A-Za-z][\w-]*", question):
+    for w in re.findall(r"[A-Za-z][\w-]*", re.sub(r"['’]s\b", "", question)):
         low = w.lower()
         if low in _QUESTION_WORDS or low in STOPWORDS or len(low) < 3:
             continue
@@ -198,12 +237,29 @@ def _stems(english: frozenset[str]) -> frozenset[str]:
     return frozenset(tokenize(" ".join(english)))
 
 
+_SUFFIXES = "s es ed d ing er ers able ible ly ness ment ments ion ions al ity ize ise ized ised ful less".split()
+
+
 def _known(word: str, english: frozenset[str]) -> bool:
-    """A dictionary word, or an inflection of one ("invent" for "invented")."""
-    if word in english or word.replace("-", "") in english:
+    """A dictionary word: in the list, an inflection of one ("invent" for "invented"), a word of the
+    list with a suffix ("callable") or two of them ("dataset", "lockfile"). A hyphenated word counts
+    whole ("apt-get" is a name, not "apt" and "get")."""
+    if word in english or "-" in word or "_" in word:
+        return word in english
+    if all(t in _stems(english) for t in tokenize(word)) and tokenize(word):
         return True
-    stems = tokenize(word)
-    return bool(stems) and all(t in _stems(english) for t in stems)
+    for i in range(3, len(word) - 2):
+        head, tail = word[:i], word[i:]
+        if head in english and (tail in _SUFFIXES or (len(tail) >= 3 and tail in english)):
+            return True
+    return any(word.endswith(x) and word[: -len(x)] in english for x in _SUFFIXES if len(word) - len(x) >= 3)
+
+
+def name_like(term: str, english: frozenset[str]) -> bool:
+    """A term that names something (a capitalised name, an acronym, code, a number): a corpus that
+    never mentions it cannot be about it. A lowercase unknown word may be one the documents never use
+    for what they describe ("rustc" over Rust's error pages): that alone does not rule them out."""
+    return bool(re.search(r"[A-Z\d_./-]", term)) or " " in term
 
 
 def uncovered(terms: list[str], text: str) -> list[str]:

@@ -140,11 +140,13 @@ def subject_words(title: str) -> set[str]:
 
 
 def same_subject(title_a: str, title_b: str) -> bool:
-    """Whether two documents' titles name one subject (a title that names none does not rule it out)."""
+    """Whether two documents' titles name one subject: one's subject words hold the other's (a title
+    that names nothing does not rule it out). "E0499 - Error codes index" and "E0502 - …" each name
+    something the other does not: two subjects."""
     a, b = subject_words(title_a), subject_words(title_b)
     if not a or not b or title_a == title_b:
         return True
-    return bool(a & b) and (a <= b or b <= a or len(a & b) / len(a | b) >= 0.5)
+    return a <= b or b <= a
 
 
 _SCALES = frozenset("thousand million billion trillion percent per cent".split())
@@ -192,7 +194,7 @@ def _attribute(raw: list[str], low: list[str], i1: int, i2: int) -> str:
         if t in {".", ";", "!", "?"}:
             break
         before.insert(0, raw[j])
-    words = " ".join(before).replace(" - ", "-").replace(" : ", ": ").strip(" :=<>!~^,(")
+    words = " ".join(before).replace(" - ", "-").replace(" : ", ": ").strip(" :=<>!~^,(#*")
     after = next(
         (
             raw[j]

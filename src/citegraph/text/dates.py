@@ -71,7 +71,8 @@ _DATE_LINE = re.compile(
     re.IGNORECASE,
 )
 # A man page footer: "GNU tar 1.34        March 2021        TAR(1)" (also the header of its PDF pages).
-_MAN_FOOTER = re.compile(r"^\S.*?\s{2,}(\S.*?\S)\s{2,}[\w.+-]+\(\d\w*\)\s*$", re.MULTILINE)
+# (A PDF's footer ends with the page number instead.)
+_MAN_FOOTER = re.compile(r"^\S.*?\s{2,}(\S.*?\S)\s{2,}(?:[\w.+-]+\(\d\w*\)|\d{1,4})\s*$", re.MULTILINE)
 # A Debian changelog's trailer line: " -- Name <mail>  Mon, 01 Mar 2021 12:00:00 +0100" (latest first).
 _DEB_TRAILER = re.compile(r"^ -- .+?<[^>]*>\s+(.+)$", re.MULTILINE)
 

@@ -52,14 +52,47 @@ def _strip(text: str, start: int, end: int) -> list[Span]:
     return [Span(s, e, heading=bool(first_line_end == -1 and _HEADING.match(text[s:e])))]
 
 
+# A line that starts a field ("Requires-Python: >=3.7") or a list item ("* Fix …", "- foo", "2. bar").
+_ITEM_LINE = re.compile(r"^[ \t]*(?:[A-Za-z][\w.-]*:[ \t]+\S|[-*•+][ \t]+\S|\d+[.)][ \t]+\S)")
+
+
+def _items(text: str, start: int, end: int) -> list[Span] | None:
+    """A block of fields or list items (a METADATA header, a changelog's bullets) as one span per
+    item, its continuation lines included; None when the block is prose."""
+    lines = []
+    pos = start
+    for line in text[start:end].split("\n"):
+        lines.append((pos, pos + len(line), bool(_ITEM_LINE.match(line))))
+        pos += len(line) + 1
+    if len(lines) < 2 or sum(m for _, _, m in lines) < max(2, 0.6 * len(lines)):
+        return None
+    spans: list[list[int]] = []
+    for a, z, item in lines:
+        if item or not spans:
+            spans.append([a, z])
+        else:
+            spans[-1][1] = z
+    out = []
+    for a, z in spans:
+        piece = text[a:z]
+        lead = len(piece) - len(piece.lstrip())
+        if piece.strip():
+            out.append(Span(a + lead, a + len(piece.rstrip())))
+    return out
+
+
 def sentences(text: str, block: Span | None = None) -> list[Span]:
-    """Sentences of one block (or of the whole text), as spans into `text`."""
+    """Sentences of one block (or of the whole text), as spans into `text`. A block of fields or list
+    items gives one sentence per item (each may hold several sentences of its own)."""
     start, end = (block.start, block.end) if block else (0, len(text))
     piece = text[start:end]
     if not piece.strip():
         return []
     if block is not None and block.heading:
         return [block]
+    items = _items(text, start, end)
+    if items is not None:
+        return [s for item in items for s in sentences(text, Span(item.start, item.end))]
     if not _INNER_END.search(piece):  # no sentence end before the last word: one sentence, no model call
         lead = len(piece) - len(piece.lstrip())
         return [Span(start + lead, start + len(piece.rstrip()))]
