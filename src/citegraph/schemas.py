@@ -79,6 +79,9 @@ class Fact(BaseModel):
     source_tier: str = "secondary"
     relevance: float = Field(default=0.0, description="How well the fact bears on the question, in [0, 1]")
     typed: bool = Field(default=True, description="Holds the kind of value the question asks for, if any")
+    under: str | None = Field(
+        default=None, description="Id of the heading fact whose value this one takes (a changelog's release line)"
+    )
     weight: float = Field(default=0.0, description="Trust in the fact: retrieval, density, recency, tier")
     numbers: list[str] = Field(default_factory=list)
     dates: list[str] = Field(default_factory=list)

@@ -25,7 +25,15 @@ from citegraph.nodes import trace
 from citegraph.schemas import Contradiction, Fact, Severity
 from citegraph.state import State
 from citegraph.text.claims import text_kind
-from citegraph.text.conflicts import Conflict, compare, is_rounding, relative_difference
+from citegraph.text.conflicts import (
+    ALIGNED,
+    Conflict,
+    compare,
+    is_rounding,
+    relative_difference,
+    same_subject,
+    similarity,
+)
 
 # A fact outweighs another when its weight is higher by at least this much.
 CLEAR_MARGIN = 0.05
@@ -59,13 +67,17 @@ def why_heavier(w: Fact, loser: Fact) -> str:
 
 
 def corroboration(value: str, fact: Fact, others: list[Fact]) -> int:
-    """How many other passages state the same value on the same point."""
+    """How many other passages state the same value on the same point: a statement of the same
+    subject, worded much like this one, that holds the value and does not contradict it."""
     n = 0
     for o in others:
-        if o.chunk_id != fact.chunk_id and value.lower() in o.text.lower():
-            c = compare(fact.text, o.text, fact.title, o.title)
-            if c is None or value.lower() not in " ".join(c.values).lower():
-                n += 1
+        if o.chunk_id == fact.chunk_id or value.lower() not in o.text.lower():
+            continue
+        if not same_subject(fact.title, o.title) or similarity(fact.text, o.text) < ALIGNED:
+            continue
+        c = compare(fact.text, o.text, fact.title, o.title)
+        if c is None or value.lower() not in " ".join(c.values).lower():
+            n += 1
     return n
 
 

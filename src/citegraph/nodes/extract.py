@@ -38,6 +38,8 @@ from citegraph.text.dates import date_to_int, parse_date
 # Claims read closely (embedded: ~8 ms a sentence on two cores) per passage: the lexically best
 # ones; a sentence sharing none of the question's rarer terms rarely wins on meaning alone.
 PREFILTER = 3
+# A "Key: value" line whose key is what the question asks ("Author: …" for "who is the author").
+FIELD_BONUS = 0.15
 
 
 def fact_id(chunk_id: str, span: tuple[int, int]) -> str:
@@ -110,7 +112,8 @@ def score_claims(
     out = []
     for c, text, cs in zip(cands, texts, cos, strict=True):
         cov = 0.7 * ans.coverage(terms, idf, text) + 0.3 * passage_cov
-        out.append((c, ans.relevance(float(cs), cov), ans.has_answer_type(kind, c, question)))
+        rel = ans.relevance(float(cs), cov) + (FIELD_BONUS if ans.field_match(question, c.text) else 0.0)
+        out.append((c, min(1.0, rel), ans.has_answer_type(kind, c, question)))
     return out
 
 
@@ -121,25 +124,53 @@ def candidate_claims(question: str, text: str) -> list[Claim]:
     return [c for c in claims(text) if not c.question and (c.kind == "prose" or (code and c.kind != "markup"))]
 
 
-def extractive_facts(question: str, ev: Evidence, idf: dict[str, float], limit: int) -> list[tuple[Claim, float, bool]]:
+# A changelog states a release's number (or date) once, in the line its entries sit under.
+HEADED_TYPES = ("version", "date", "code")  # "# Error code E0499" over what the error is
+_HEADING_LINE = re.compile(r"^\W{0,4}(#+ |\* |version\b|release\b|v?\d+(\.\d+)+\b|changes in\b|noteworthy)", re.I)
+
+
+def heading_for(c: Claim, passage_claims: list[Claim], kind: ans.AnswerType, question: str) -> Claim | None:
+    """For a version or date question, the short line a claim sits under in its passage when it holds
+    the value the claim lacks ("## 0.25.0 (11th September, 2023)" over "* Drop support for Python
+    3.7."): the nearest one before it."""
+    if kind not in HEADED_TYPES:
+        return None
+    for p in reversed([p for p in passage_claims if p.end <= c.start]):
+        if len(p.text) <= 100 and _HEADING_LINE.match(p.text) and ans.answer_values(kind, p.text, question):
+            return p
+    return None
+
+
+Scored = tuple[Claim, float, bool, Claim | None]  # claim, relevance, holds the asked value, its heading
+
+
+def extractive_facts(question: str, ev: Evidence, idf: dict[str, float], limit: int) -> list[Scored]:
     terms = ans.question_terms(question)
     kind = ans.answer_type(question)
+    everything = [c for c in claims(ev.text) if not c.question]
     found = candidate_claims(question, ev.text)
     if not found:
         return []
+    headings = {c.start: heading_for(c, everything, kind, question) for c in found}
     # Read closely the claims that could answer (hold the asked kind of value) and share most of the
     # question's rarer terms: the topic's best sentence is not the answer if it holds no answer.
     lexical = sorted(
         found,
         key=lambda c: (
-            -ans.has_answer_type(kind, c, question),
+            -(ans.has_answer_type(kind, c, question) or headings[c.start] is not None),
             c.kind != "prose",  # a code question still prefers the sentence that names the code
             -ans.coverage(terms, idf, reading(c, found, ev.title)),
         ),
     )[:PREFILTER]
-    scored = score_claims(question, ev, lexical, idf)
+    scored = [
+        (c, rel, typed or headings[c.start] is not None) for c, rel, typed in score_claims(question, ev, lexical, idf)
+    ]
     scored.sort(key=lambda x: -(x[1] if x[2] else x[1] * ans.TYPE_DISCOUNT) * (1.0 if x[0].kind == "prose" else 0.8))
-    return [(with_antecedent(c, found, ev.text), rel, typed) for c, rel, typed in scored[:limit]]
+    out: list[Scored] = []
+    for c, rel, typed in scored[:limit]:
+        head = headings[c.start] if not ans.answer_values(kind, c.text, question) else None
+        out.append((with_antecedent(c, found, ev.text), rel, typed, head))
+    return out
 
 
 def with_antecedent(c: Claim, passage_claims: list[Claim], text: str) -> Claim:
@@ -183,7 +214,7 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
     as_of = parse_date(ctx.as_of) or date.today()
     weight = fact_weight(ev, as_of)
     fallback = None
-    scored: list[tuple[Claim, float, bool]] | None = None
+    scored: list[Scored] | None = None
     if state["engine"] == "llm":
         prompt = EXTRACT.format(
             question=question, title=ev.title or ev.doc_id, passage=ev.text, max_facts=ctx.facts_per_passage
@@ -195,10 +226,18 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
             if got.facts and not cands:
                 fallback = "no quote the model gave was found verbatim in the passage"
             elif cands or not got.facts:
-                scored = await asyncio.to_thread(score_claims, question, ev, cands[: ctx.facts_per_passage], idf)
+                by_model = await asyncio.to_thread(score_claims, question, ev, cands[: ctx.facts_per_passage], idf)
+                scored = [(c, rel, typed, None) for c, rel, typed in by_model]
     if scored is None:
         scored = await asyncio.to_thread(extractive_facts, question, ev, idf, ctx.facts_per_passage)
-    facts = [make_fact(ev, c, rel, typed, weight) for c, rel, typed in scored]
+    facts = []
+    for c, rel, typed, head in scored:
+        fact = make_fact(ev, c, rel, typed, weight)
+        if head is not None:  # the heading is quoted too: the value the answer leads with is its
+            heading = make_fact(ev, head, 0.0, True, weight)
+            facts.append(heading)
+            fact = fact.model_copy(update={"under": heading.id})
+        facts.append(fact)
     return {
         "facts": facts,
         "extracted": [ev.chunk_id],

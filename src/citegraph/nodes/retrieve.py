@@ -12,15 +12,18 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import date, timedelta
+from pathlib import Path
 
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from citegraph.context import Context
+from citegraph.embed import known_words
 from citegraph.nodes import trace
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence, QueryClass
 from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
+from citegraph.text import answerability as ans
 from citegraph.text.dates import parse_date
 
 
@@ -54,10 +57,31 @@ def fan_out_retrieval(state: State) -> list[Send] | str:
     return tasks or "pool"
 
 
+def answer_first(question: str, results: list[Evidence], m: int) -> list[Evidence]:
+    """The m best passages once those that could hold the answer are moved up (answerability.py:
+    the asked kind of value, every name the question gives): a topical passage without either
+    cannot answer, however well it matches. The bonus is added to the passage's final score (and
+    kept apart as `answer_bonus`), so pooling and fact weights see the same order."""
+    keys = ans.key_terms(question, known_words())
+    out = []
+    for e in results:
+        bonus = ans.answer_bonus(question, keys, e.text, f"{e.title} {Path(e.source).name}")
+        final = e.scores.get("final", 0.0) + bonus
+        out.append(e.model_copy(update={"scores": {**e.scores, "answer_bonus": bonus, "final": final}}))
+    out.sort(key=lambda e: -e.scores["final"])
+    return [e.model_copy(update={"rank": i}) for i, e in enumerate(out[:m], 1)]
+
+
 def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
+    results, note = _candidates(ctx, task)
+    return answer_first(task["question"], results, budget(ctx, task["query_class"])), note
+
+
+def _candidates(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
+    """Three times the class's budget, for answer_first to choose from."""
     retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
     ref = as_of_date(ctx, task.get("as_of"))
-    m = budget(ctx, task["query_class"])
+    m = 3 * budget(ctx, task["query_class"])
     query = task["sub_query"].text
     if task["mode"] == "recent":
         settings = ctx.retrieval(m, ctx.temporal_weight_recent)
@@ -84,13 +108,21 @@ async def retrieve(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
 
 
 def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: set[str]) -> list[str]:
-    """Pick the passages to read: round-robin over the sub-queries' own rankings (each facet gets
-    its best passages in before any facet gets its third), skipping ones already read."""
+    """Pick the passages to read: first those that could hold the answer (the highest answer bonus
+    of answer_first, best first, leaving a place for each facet), then round-robin over the
+    sub-queries' own rankings (each facet gets its best passages in before any facet gets its
+    third), skipping ones already read."""
     by_query: dict[str, list[Evidence]] = {}
-    for e in sorted(evidence, key=lambda e: -e.scores.get("final", 0.0)):
+    ranked = sorted(evidence, key=lambda e: -e.scores.get("final", 0.0))
+    for e in ranked:
         by_query.setdefault(e.sub_query or "", []).append(e)
     order = [q for q in sub_queries if q in by_query] + [q for q in by_query if q not in sub_queries]
     chosen: list[str] = []
+    best = max((e.scores.get("answer_bonus", 0.0) for e in ranked), default=0.0)
+    if best > 0:
+        room = max(0, top_m - len(order))
+        chosen = [e.chunk_id for e in ranked if e.scores.get("answer_bonus", 0.0) == best and e.chunk_id not in already]
+        chosen = chosen[:room]
     depth = 0
     while len(chosen) < top_m and any(depth < len(by_query[q]) for q in order):
         for q in order:

@@ -73,7 +73,7 @@ def choose_facts(facts: list[Fact], supported: list[str], excluded: set[str], li
 
 def lead_value(question: str, fact: Fact) -> str | None:
     """The value the answer leads with, when the question asks for a number, date, version or code and
-    the best fact holds exactly one (two would be a guess; the quote then stands alone)."""
+    the fact holds exactly one (two would be a guess; the quote then stands alone)."""
     kind = ans.answer_type(question)
     if kind not in ans.VALUE_TYPES:
         return None
@@ -88,9 +88,15 @@ def extractive_plan(
     first when there is one, then the quoted facts, then the conflicts still open."""
     by_id = {f.id: f for f in facts}
     plan = [(f.text.strip(), [f.id]) for f in chosen]
-    value = lead_value(question, chosen[0]) if chosen and question else None
-    if value:
-        plan.insert(0, (value, [chosen[0].id]))
+    if chosen and question:
+        top = chosen[0]
+        heading = by_id.get(top.under) if top.under else None
+        source = heading or top  # a changelog entry takes its release number from the line it is under
+        value = lead_value(question, source)
+        if value:
+            plan.insert(0, (value, [source.id]))
+        if heading is not None:
+            plan.insert(1 if value else 0, (heading.text.strip(), [heading.id]))
     used = {f.id for f in chosen}
     for c in contradictions:
         if c.resolved or not (set(c.facts) & used):

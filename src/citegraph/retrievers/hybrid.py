@@ -8,7 +8,8 @@
    relevance so far (the cosine itself with the dense retriever alone, as in the FD* paper); the
    rest keep (1-w)·s, so the N stay on top;
 5. adaptive cutoff tau = max(tau_min, mu - alpha·sigma) over the candidates' scores;
-6. near-duplicate removal at cosine > 0.85, keeping the better-ranked passage;
+6. near-duplicate removal at cosine > 0.85, keeping the better-ranked passage (unless the two state
+   different numbers: two versions of a document that disagree are both kept);
 7. the top-M passages, each with every score that shaped its rank and its full provenance.
 
 No LangGraph here: the graph and the CLI both call `search`.
@@ -18,8 +19,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
@@ -40,6 +43,7 @@ from citegraph.text.dates import date_to_int
 from citegraph.text.tokens import tokenize
 
 Mode = Literal["hybrid", "dense", "sparse"]
+_VALUE = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @dataclass
@@ -250,9 +254,22 @@ class HybridRetriever:
         tau = rerank.adaptive_cutoff(score, s.cutoff_alpha, s.cutoff_tau_min) if s.cutoff else -np.inf
         order = [int(i) for i in np.argsort(-score, kind="stable") if score[i] >= tau]
 
-        # 6. dedup, 7. top-M
-        kept, _ = rerank.dedup(order, table.embeddings[pos], s.dedup_threshold, limit=m)
+        # 6. dedup (near duplicates that state other values are kept: they may disagree), 7. top-M
+        kept, _ = rerank.dedup(order, table.embeddings[pos], s.dedup_threshold, limit=m, same=self._same_values(ids))
         return Ranking(ids, kept, score, relevance, cosine, rec, pos, float(tau), notes)
+
+    def _same_values(self, ids: list[str]) -> Callable[[int, int], bool]:
+        """Whether two candidates (by index into `ids`) state the same numbers and versions; texts are
+        read from the ledger only for the near duplicates asked about."""
+        texts: dict[int, set[str]] = {}
+
+        def values(i: int) -> set[str]:
+            if i not in texts:
+                row = self.corpus.ledger.get_chunks([ids[i]]).get(ids[i])
+                texts[i] = set(_VALUE.findall(row["text"])) if row is not None else set()
+            return texts[i]
+
+        return lambda a, b: values(a) == values(b)
 
     def search(
         self,

@@ -7,11 +7,13 @@
 - factual density: (1 - w)·cos + w·FD*_rescaled over the cosine top-N (FD* paper, N = 20, w = 0.5),
   FD* min-max rescaled within those N.
 - adaptive cutoff: keep scores >= tau = max(tau_min, mu - alpha·sigma).
-- dedup: walk in rank order, drop a passage whose cosine to an already kept one exceeds 0.85.
+- dedup: walk in rank order, drop a passage whose cosine to an already kept one exceeds 0.85, unless
+  the two state different values (numbers, versions): then they may disagree, and both are kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 import numpy as np
@@ -59,10 +61,16 @@ def adaptive_cutoff(scores: np.ndarray, alpha: float, tau_min: float) -> float:
 
 
 def dedup(
-    order: list[int], embeddings: np.ndarray, threshold: float, limit: int | None = None
+    order: list[int],
+    embeddings: np.ndarray,
+    threshold: float,
+    limit: int | None = None,
+    same: Callable[[int, int], bool] | None = None,
 ) -> tuple[list[int], dict[int, int]]:
     """Positions kept (in rank order, at most `limit`) and, for each dropped one, the kept position it
-    duplicates. `embeddings` rows are L2-normalised vectors indexed by position."""
+    duplicates. `embeddings` rows are L2-normalised vectors indexed by position. With `same`, a near
+    duplicate is dropped only if `same(kept, candidate)` says the two state the same values: two
+    versions of one README that differ in a number are where sources disagree."""
     kept: list[int] = []
     dropped: dict[int, int] = {}
     for pos in order:
@@ -71,7 +79,7 @@ def dedup(
         if kept:
             sims = embeddings[kept] @ embeddings[pos]
             j = int(np.argmax(sims))
-            if sims[j] > threshold:
+            if sims[j] > threshold and (same is None or same(kept[j], pos)):
                 dropped[pos] = kept[j]
                 continue
         kept.append(pos)

@@ -268,6 +268,36 @@ def uncovered(terms: list[str], text: str) -> list[str]:
     return [t for t in terms if not set(tokenize(t)) <= present]
 
 
+# How much a passage that could hold the answer (the asked kind of value; every name the question
+# gives, in the passage or its document's title) gains over one that cannot, on the fused score.
+ANSWER_BONUS = 0.1
+
+
+def answer_bonus(question: str, keys: list[str], text: str, title: str) -> float:
+    """The retrieval bonus of one passage: ANSWER_BONUS for holding a value of the asked kind, as
+    much again for mentioning every key term."""
+    kind = answer_type(question)
+    bonus = 0.0
+    if kind in VALUE_TYPES and answer_values(kind, text, question):
+        bonus += ANSWER_BONUS
+    if keys and not uncovered(keys, f"{title}\n{text}"):
+        bonus += ANSWER_BONUS
+    return bonus
+
+
+_FIELD = re.compile(r"^\W{0,3}([A-Za-z][\w .-]{0,30}):\s+\S")
+
+
+def field_match(question: str, text: str) -> bool:
+    """A "Key: value" line whose key the question asks about ("Author: Kenneth Reitz" for "Who is
+    the author…?"): the line states exactly what is asked."""
+    m = _FIELD.match(text)
+    if not m:
+        return False
+    key = set(tokenize(m.group(1)))
+    return bool(key) and key <= set(tokenize(question))
+
+
 def support(scored: Iterable[tuple[float, bool]]) -> float:
     """Support for an answer from (relevance, holds-the-asked-kind-of-value) of each fact."""
     best = 0.0

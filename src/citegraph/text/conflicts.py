@@ -186,20 +186,23 @@ def _written(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> str:
     return " ".join(text[a : z + (m.end() if m else 0)].split())
 
 
-def _attribute(raw: list[str], low: list[str], i1: int, i2: int) -> str:
-    """The words just before the value (and the one it counts, after it): what the value is of."""
+def _attribute(raw: list[str], low: list[str], i1: int, i2: int, subject: set[str] | None = None) -> str:
+    """The words just before the value (and the one it counts, after it): what the value is of,
+    without the subject's own name ("Rich requires Python" under "rich" is "requires Python")."""
     before: list[str] = []
     for j in range(i1 - 1, max(-1, i1 - 7), -1):
         t = low[j]
         if t in {".", ";", "!", "?"}:
             break
         before.insert(0, raw[j])
+    while before and subject and before[0].lower() in subject:
+        before = before[1:]
     words = " ".join(before).replace(" - ", "-").replace(" : ", ": ").strip(" :=<>!~^,(#*")
     after = next(
         (
             raw[j]
             for j in range(i2, min(len(raw), i2 + 3))
-            if raw[j].isalpha() and raw[j].islower() and low[j] not in STOPWORDS and low[j] not in _SCALES
+            if raw[j].isalpha() and raw[j].islower() and low[j] not in STOPWORDS | _SCALES | _QUALIFIERS
         ),
         "",
     )
@@ -220,6 +223,11 @@ def _region(ops: list[Opcode], rep: Opcode) -> Opcode:
         if (a1 == i2 and b1 == j2) or (a2 == i1 and b2 == j1):
             i1, i2, j1, j2 = min(i1, a1), max(i2, a2), min(j1, b1), max(j2, b2)
     return "replace", i1, i2, j1, j2
+
+
+def similarity(a: str, b: str) -> float:
+    """How much of their words two statements share, in order (difflib's ratio over tokens)."""
+    return SequenceMatcher(a=_tokens(a)[1], b=_tokens(b)[1], autojunk=False).ratio()
 
 
 def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | None:
@@ -266,8 +274,8 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         and any(extract_numbers(t) for t in ca)
         and any(extract_numbers(t) for t in cb)
     )
-    if values_only and i1 <= 2 and any(t in _NAMING for t in a_low[:i1]):
-        return None  # "Version 1.34 was released" / "Version 1.35 …": the value names which thing
+    if values_only and i1 <= 2 and (any(t in _NAMING for t in a_low[:i1]) or not _content(a_low[:i1])):
+        return None  # "Version 1.34 was released", "## 0.25.0 (…)": the value names which thing
     if values_only:
         wa, wb = _written(a, a_spans, i1, i2), _written(b, b_spans, j1, j2)
         pa, pb = _numbers_with_units(la, a_low, a_raw), _numbers_with_units(lb, b_low, b_raw)
@@ -282,9 +290,10 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         has_context = len(_content(a_low[:i1] + a_low[i2:])) >= 1
         if not has_context or (context < ALIGNED and not (sim >= LOOSE and same_unit)):
             return None
-        point = prefix + _attribute(a_raw, a_low, i1, i2)
+        point = prefix + _attribute(a_raw, a_low, i1, i2, set(subject))
         versions = any(_VERSIONISH.match(t) for t in la + lb) or any(ch in "<>=~^" for ch in wa + wb)
         if versions:
+            point = prefix + _attribute(a_raw, a_low, i1, i1, set(subject))  # "or later" is not what it is of
             return Conflict("version", (wa, wb), point, sim)
         if all(_YEAR.match(t) or t in _MONTHS for t in ca + cb) and len(pa) == len(pb) == 1:
             return Conflict("date", (wa, wb), point, sim)
