@@ -29,8 +29,8 @@ region: north
 ---
 # Water supply
 
-Ottawa's water treatment plant processed 310 million litres per day in 2018, according to the city's
-annual report. The plant at Britannia opened in 1932.
+Ottawa's water treatment plant at Britannia processes 310 million litres per day. The plant opened in
+1932.
 
 # Budget
 
@@ -41,7 +41,7 @@ title: Ottawa water update
 date: 2021-06-01
 region: north
 ---
-The Britannia water treatment plant processed 295 million litres per day in 2020, down from the year
+Ottawa's water treatment plant at Britannia processes 295 million litres per day, down from the year
 before because of lower industrial demand.
 """,
     "volcano.txt": """Mount Etna is an active stratovolcano on the east coast of Sicily, Italy. It is the highest

@@ -121,7 +121,10 @@ class DocRow:
     ms: float = 0.0
 
 
-def score(q: DocQuestion, answer: Answer, split: str, ms: float) -> DocRow:
+def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str, str] | None = None) -> DocRow:
+    """One question's outcome; `files` maps document ids to their file names (conflicts are matched
+    to the question's documents by file)."""
+    files = files or {}
     facts = {f.id: f for f in answer.facts}
     conflicts = []
     for c in answer.contradictions:
@@ -135,7 +138,7 @@ def score(q: DocQuestion, answer: Answer, split: str, ms: float) -> DocRow:
                 "values": list(c.values),
                 "severity": c.severity,
                 "quotes": [" ".join(a.text.split()), " ".join(b.text.split())],
-                "docs": [a.title or a.doc_id, b.title or b.doc_id],
+                "docs": [files.get(a.doc_id, a.title or a.doc_id), files.get(b.doc_id, b.title or b.doc_id)],
             }
         )
     row = DocRow(
@@ -157,8 +160,8 @@ def score(q: DocQuestion, answer: Answer, split: str, ms: float) -> DocRow:
     if q.answerable and not answer.abstained:
         row.right = any(matches(text, g) for g in q.answers)
     if q.kind == "conflict" and q.conflict:
-        docs = {Path(d).stem for d in q.conflict.get("docs", [])}
-        row.conflict_found = any(len({Path(d).stem for d in c["docs"]} & docs) == 2 for c in conflicts)
+        docs = {Path(d).name for d in q.conflict.get("docs", [])}
+        row.conflict_found = any(len({Path(d).name for d in c["docs"]} & docs) == 2 for c in conflicts)
     return row
 
 
@@ -167,7 +170,11 @@ def run_documents(
 ) -> list[DocRow]:
     """Every question through the graph (warm, sequentially), scored."""
     from citegraph.api import ask
+    from citegraph.embed import get_embedder
+    from citegraph.store.corpus import Corpus
 
+    with Corpus.open(corpus_dir, get_embedder().identity.as_dict()) as c:
+        files = {d["doc_id"]: Path(str(d["metadata"].get("path", ""))).name for d in c.ledger.documents()}
     halves = split_of(questions)
     it: Any = questions
     if progress:
@@ -180,7 +187,7 @@ def run_documents(
     for q in it:
         t = time.perf_counter()
         answer = ask(q.text, corpus=corpus_dir, **(settings or {}))
-        rows.append(score(q, answer, halves[q.id], (time.perf_counter() - t) * 1000))
+        rows.append(score(q, answer, halves[q.id], (time.perf_counter() - t) * 1000, files))
     return rows
 
 

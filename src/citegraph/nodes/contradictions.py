@@ -16,13 +16,14 @@ from __future__ import annotations
 import hashlib
 import time
 from itertools import combinations
+from pathlib import Path
 from typing import Literal
 
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
 from citegraph.nodes import trace
-from citegraph.schemas import Contradiction, Fact, Severity
+from citegraph.schemas import Contradiction, Evidence, Fact, Severity
 from citegraph.state import State
 from citegraph.text.claims import text_kind
 from citegraph.text.conflicts import (
@@ -134,16 +135,41 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
     return con.model_copy(update={"resolution": "pending: targeted retrieval"})
 
 
-def detect(facts: list[Fact], ctx: Context, rounds: int, max_rounds: int) -> list[Contradiction]:
+def repeated_field(fact: Fact, value: str, passage: str | None) -> bool:
+    """Whether the fact is one line of a field its document repeats ("Classifier: … :: Python ::
+    3.9", then "… :: 3.10"): a list of values, of which another document listing others says nothing
+    contrary."""
+    i = fact.text.find(value)
+    key = fact.text[:i].strip() if i > 0 else ""
+    return bool(passage) and len(key) >= 3 and (passage or "").count(key) >= 2
+
+
+def detect(
+    facts: list[Fact], ctx: Context, rounds: int, max_rounds: int, evidence: list[Evidence] | None = None
+) -> list[Contradiction]:
+    """Contradictions between facts of different documents (a document's own entries, a
+    changelog's releases, are different things). `evidence` gives each fact's passage and file name,
+    for the subject (title and file name) and for repeated fields."""
     out = []
+    by_chunk = {e.chunk_id: e for e in evidence or []}
     ordered = sorted(facts, key=lambda f: f.id)
     # Statements only: two lines of code or of an option table differ without contradicting.
     ordered = [f for f in ordered if text_kind(f.text) == "prose"]
+
+    def named(f: Fact) -> str:
+        ev = by_chunk.get(f.chunk_id)
+        return f"{f.title} {Path(ev.source).stem if ev and ev.source else ''}".strip()
+
     for a, b in combinations(ordered, 2):
-        if a.chunk_id == b.chunk_id or a.text == b.text:
+        if a.doc_id == b.doc_id or a.text == b.text:
             continue
-        c = compare(a.text, b.text, a.title, b.title)
+        c = compare(a.text, b.text, named(a), named(b))
         if c is None:
+            continue
+        ea, eb = by_chunk.get(a.chunk_id), by_chunk.get(b.chunk_id)
+        if repeated_field(a, c.values[0], ea.text if ea else None) or repeated_field(
+            b, c.values[1], eb.text if eb else None
+        ):
             continue
         cid = hashlib.sha1(f"{a.id}:{b.id}".encode()).hexdigest()[:12]
         con = Contradiction(
@@ -166,7 +192,7 @@ async def detect_contradictions(state: State, runtime: Runtime[Context]) -> dict
     started = time.perf_counter()
     facts = state.get("facts", [])
     rounds, max_rounds = state.get("reconcile_rounds", 0), state.get("max_reconcile_rounds", ctx.max_reconcile_rounds)
-    found = detect(facts, ctx, rounds, max_rounds)
+    found = detect(facts, ctx, rounds, max_rounds, state.get("evidence", []))
     open_ = sum(1 for c in found if not c.resolved)
     return {
         "contradictions": found,

@@ -70,6 +70,8 @@ _YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)s?$")
 ALIGNED = 0.6
 # Loosely aligned, enough for a number conflict when the numbers measure the same thing.
 LOOSE = 0.3
+# A wording conflict ("hard rock" / "punk") needs sentences nearly alike around it.
+WORDING_ALIGNED = 0.75
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,8 @@ def _is_value(token: str) -> bool:
 
 _GENERIC_TITLE_WORDS = frozenset(
     "metadata readme changelog changes history news notes release releases relnotes txt md rst html htm pdf "
-    "docs doc documentation index manual page guide user introduction overview about".split()
+    "docs doc documentation index manual page guide user introduction overview about report reports update "
+    "updates summary review annual edition draft final revised".split()
 )
 
 
@@ -310,6 +313,8 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         return None  # a value replaced together with other words: not the same attribute
     if any(t[:1].isupper() for t in a_raw[i1:i2]) and any(t[:1].isupper() for t in b_raw[j1:j2]):
         return Conflict("entity", (ra, rb), point, sim)
+    if sim < WORDING_ALIGNED:
+        return None  # other words in otherwise different sentences: most often two different things
     return Conflict("wording", (ra, rb), point, sim)
 
 
