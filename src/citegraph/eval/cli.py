@@ -36,6 +36,7 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     e.add_argument("--llm-model")
     e.add_argument("--llm-scope", choices=LLM_SCOPES, help="the model runs every node, or only judges")
     e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default reader)")
+    e.add_argument("--abstain-threshold", type=float, help="support below which to abstain (0: answer whatever covers)")
     e.add_argument(
         "--langsmith",
         action="store_true",
@@ -172,8 +173,14 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
     if cmd == "answers":
         from citegraph.eval.answers import run_answers, run_answers_langsmith, summarize
 
-        given = {"llm_base_url": a.llm_base_url, "llm_model": a.llm_model, "llm_scope": a.llm_scope, "judge": a.judge}
-        settings = {k: v for k, v in given.items() if v}
+        given = {
+            "llm_base_url": a.llm_base_url,
+            "llm_model": a.llm_model,
+            "llm_scope": a.llm_scope,
+            "judge": a.judge,
+            "abstain_threshold": a.abstain_threshold,
+        }
+        settings = {k: v for k, v in given.items() if v is not None}
         if a.langsmith:
             rows, where = run_answers_langsmith(ds, queries, a.corpus, settings)
             head["langsmith"] = where

@@ -180,7 +180,7 @@ _RUN_TOGETHER = re.compile(r"(?<![.])\b([A-Za-z][a-z]{2,}[.!?])([A-Z][a-z]+\b)")
 # print at a break), then a line break or spaces and the rest of the word ("bet‐ ter").
 _SOFT_BREAK = re.compile(r"(\w)[\u00ad\u2010](?:[ \t]*\n[ \t]*|[ \t]+)([a-z])")
 # An ASCII hyphen at a line end before a lowercase word part ("compres-\nsors", "command-\nline").
-_HARD_BREAK = re.compile(r"(\w+)-[ \t]*\n[ \t]*([a-z]\w*)")
+_HARD_BREAK = re.compile(r"(\w+)-[ \t]*\n(?:[ \t]*\n)?[ \t]*([a-z]\w*)")
 # Two letter runs with one space between them: a word PDF extraction may have split ("serv er",
 # "T AR(1)", "accompan y") where a justified line spread its letters.
 _SPLIT = re.compile(r"(?<![\w-])([A-Za-z]+) (?=([A-Za-z]+)(?!\w))")
@@ -522,11 +522,21 @@ def _load_pdf(path: Path) -> SourceDoc | Skipped:
 
 def _layout_blocks(page: str) -> str:
     """A page in layout mode as blocks: spaces inside a line collapsed, a blank line where the
-    indentation steps back or the page leaves one."""
+    indentation steps back or the page leaves one (unless the page leaves one after nearly every
+    line: double-spaced text, whose paragraphs only the indentation shows)."""
     out: list[str] = []
     prev: int | None = None
-    for line in page.splitlines():
+    lines = page.splitlines()
+    text_lines = sum(1 for ln in lines if ln.strip())
+    single_blanks = sum(
+        1 for i in range(1, len(lines) - 1) if not lines[i].strip() and lines[i - 1].strip() and lines[i + 1].strip()
+    )
+    double_spaced = text_lines > 2 and single_blanks >= 0.8 * (text_lines - 1)
+    for i, line in enumerate(lines):
         if not line.strip():
+            single = 0 < i < len(lines) - 1 and lines[i - 1].strip() and lines[i + 1].strip()
+            if double_spaced and single:
+                continue
             if out and out[-1]:
                 out.append("")
             prev = None

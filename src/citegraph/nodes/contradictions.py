@@ -153,8 +153,8 @@ def detect(
     out = []
     by_chunk = {e.chunk_id: e for e in evidence or []}
     ordered = sorted(facts, key=lambda f: f.id)
-    # Statements only: two lines of code or of an option table differ without contradicting.
-    ordered = [f for f in ordered if text_kind(f.text) == "prose"]
+    # Statements only: two lines of code or of an option table, two headings, differ without contradicting.
+    ordered = [f for f in ordered if text_kind(f.text) == "prose" and not f.text.lstrip().startswith("#")]
 
     def named(f: Fact) -> str:
         ev = by_chunk.get(f.chunk_id)

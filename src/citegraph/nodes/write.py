@@ -73,12 +73,11 @@ def choose_facts(facts: list[Fact], supported: list[str], excluded: set[str], li
 
 def lead_value(question: str, fact: Fact) -> str | None:
     """The value the answer leads with, when the question asks for a number, date, version or code and
-    the fact holds exactly one (two would be a guess; the quote then stands alone)."""
+    the fact holds one that is plainly it (answerability.the_value; else the quote stands alone)."""
     kind = ans.answer_type(question)
     if kind not in ans.VALUE_TYPES:
         return None
-    values = ans.answer_values(kind, fact.text, question)
-    return values[0] if len(values) == 1 else None
+    return ans.the_value(kind, fact.text, question)
 
 
 def extractive_plan(

@@ -193,6 +193,31 @@ def has_answer_type(kind: AnswerType, claim: Claim, question: str) -> bool:
 
 # Quoted phrases: double or typographic quotes, or single quotes that open after a space (not the
 # apostrophes of "gzip's … zlib's").
+def the_value(kind: AnswerType, text: str, question: str) -> str | None:
+    """The one value of the asked kind a text gives for the question: the only one it holds, or the
+    only one next to a word of the question ("178 instances" for "how many instances", not "three
+    classes"). None when that is not plain: a guess would be a wrong answer stated with a citation."""
+    values = answer_values(kind, text, question)
+    if len(values) <= 1:
+        return values[0] if values else None
+    terms = set(question_terms(question))
+    words = [w.strip(",.;:()`'\"") for w in re.findall(r"\S+", text)]
+    stems = [set(tokenize(w)) for w in words]
+    distance: dict[str, int] = {}
+    for v in values:
+        first = v.split()[0].strip(",.;:()`'\"")
+        for i, w in enumerate(words):
+            if w == first:
+                near = [abs(j - i) for j in range(max(0, i - 3), min(len(words), i + 4)) if j != i and stems[j] & terms]
+                if near:
+                    distance[v] = min(distance.get(v, 9), min(near))
+    if not distance:
+        return None
+    best = min(distance.values())
+    closest = [v for v, d in distance.items() if d == best]
+    return closest[0] if len(closest) == 1 else None
+
+
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]|(?:^|(?<=\s))[‘']([^'’\s][^'’]{1,58})['’](?=[\s.,;:?!]|$)")
 _NAME_LIKE = re.compile(r"^[A-Z][a-z]*[A-Z]|^[A-Z]{2,}|\d")  # CamelCase, acronyms, words with digits
 

@@ -1,0 +1,82 @@
+"""The graph on a small corpus of the kinds of files users have (reST dataset descriptions, two
+METADATA files of one package, a PDF manual, Markdown notes), built here: a "how many" question
+answered with its value first, a real disagreement reported by subject and attribute, two datasets'
+counts not called a conflict, an off-topic question abstained on with its reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citegraph.api import ask
+from citegraph.ingest.pipeline import ingest
+from citegraph.store.corpus import Corpus
+from helpers import write_pdf
+
+FILES = {
+    "wine.rst": "Wine recognition dataset\n========================\n\n"
+    "The wine recognition dataset has 178 instances in three classes of cultivars.\n\n"
+    "Each instance has 13 numeric attributes measured by chemical analysis.\n",
+    "iris.rst": "Iris plants dataset\n===================\n\n"
+    "The iris plants dataset has 150 instances in three classes of flowers.\n\n"
+    "Each class refers to a type of iris plant.\n",
+    "demo_pkg-1.0.METADATA.txt": "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n"
+    "Summary: A demonstration package for tests.\nAuthor: Ana Lima\nRequires-Python: >=3.6\n",
+    "demo_pkg-2.0.METADATA.txt": "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 2.0\n"
+    "Summary: A demonstration package for tests.\nAuthor: Ana Lima\nRequires-Python: >=3.9\n",
+    "notes.md": "# Cache notes\n\n**Note**: the archiver keeps its cache in `~/.cache/archiver` by default.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory, embedder) -> Path:
+    folder = tmp_path_factory.mktemp("mixed")
+    for name, text in FILES.items():
+        (folder / name).write_text(text)
+    write_pdf(
+        folder / "archiver.pdf",
+        [
+            "ARCHIVER(1)          User Commands          ARCHIVER(1)\n"
+            "The default compression level is 6, which is biased towards high compres-\n"
+            "sion at the expense of speed.",
+            "ARCHIVER(1)          User Commands          ARCHIVER(1)\nThe archiver was written by Jean-loup Gailly.",
+        ],
+    )
+    corpus = tmp_path_factory.mktemp("corpus") / "c"
+    ingest([folder], corpus, embedder=embedder)
+    return corpus
+
+
+def test_a_how_many_question_leads_with_the_value(mixed: Path):
+    a = ask("How many instances does the wine dataset have?", corpus=str(mixed))
+    assert not a.abstained
+    assert a.sentences[0].text == "178 [1]."
+    assert "178 instances" in a.references[0].quote and a.references[0].title == "Wine recognition dataset"
+    # The iris count is another dataset's: not a conflict.
+    assert not any({"178", "150"} <= set(c.values) for c in a.contradictions)
+
+
+def test_two_metadata_files_that_disagree_are_one_named_conflict(mixed: Path):
+    a = ask("What Python version does demo-pkg require?", corpus=str(mixed))
+    versions = [c for c in a.contradictions if c.kind == "version"]
+    assert len(versions) == 1
+    (c,) = versions
+    assert set(c.values) == {">=3.6", ">=3.9"} and c.point.endswith("Requires-Python")
+
+
+def test_an_off_topic_question_is_abstained_on_with_its_reason(mixed: Path):
+    a = ask("What TCP port does the PostgreSQL server listen on by default?", corpus=str(mixed))
+    assert a.abstained and "PostgreSQL" in a.abstain_reason
+    assert "PostgreSQL" in a.answer  # the reason is in what the user reads
+
+
+def test_quotes_are_clean_text(mixed: Path, embedder):
+    with Corpus.open(mixed, embedder.identity.as_dict()) as c:
+        texts = {d["title"]: c.ledger.get_chunks(c.ledger.live_chunk_ids()) for d in c.ledger.documents()}
+        everything = " ".join(r["text"] for rows in texts.values() for r in rows.values())
+    assert "compression at the expense" in everything and "compres-" not in everything  # hyphenation repaired
+    assert "User Commands" not in everything  # the PDF's running header is not text
+    assert "**" not in everything and "`" not in everything and "=====" not in everything  # no markup
+    a = ask("Where does the archiver keep its cache by default?", corpus=str(mixed))
+    assert not a.abstained and "~/.cache/archiver" in a.answer

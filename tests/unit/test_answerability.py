@@ -1,0 +1,114 @@
+"""What a question asks for, what a passage must mention to answer it, and the rules that keep the
+answer on the question: answer types and their values, key terms, coverage, headings, antecedents."""
+
+from citegraph.embed import known_words
+from citegraph.nodes.extract import heading_for, with_antecedent
+from citegraph.nodes.judge import covered_facts
+from citegraph.schemas import Evidence, Fact
+from citegraph.text import answerability as ans
+from citegraph.text.claims import claims, text_kind
+
+
+def test_the_question_decides_the_kind_of_value():
+    assert ans.answer_type("How many instances does the wine dataset have?") == "number"
+    assert ans.answer_type("What TCP port does the PostgreSQL server listen on?") == "number"
+    assert ans.answer_type("When was tar 1.34 released?") == "date"
+    assert ans.answer_type("Which option makes tar filter the archive through gzip?") == "code"
+    assert ans.answer_type("What Python version does click 8.1.7 require?") == "version"
+    assert ans.answer_type("What kind of version numbering does packaging follow?") is None
+    assert ans.answer_type("Who wrote bzip2?") == "person"
+    assert ans.answer_type("What is the capital of France?") == "place"
+    assert ans.answer_type("Why does ssh-agent drop LD_PRELOAD?") == "reason"
+    assert ans.answer_type("Is the -z option deprecated?") == "yesno"
+
+
+def test_values_of_the_asked_kind_beyond_those_the_question_names():
+    q = "How many instances does the wine dataset have?"
+    assert ans.answer_values("number", "Number of Instances: 178", q) == ["178"]
+    assert ans.answer_values("number", "The wine dataset is popular.", q) == []
+    # A version is one of the product asked about: not HTTP/1.1, not the package's own release.
+    q = "Which Python version does HTTPX need?"
+    assert ans.answer_values("version", "HTTPX requires Python 3.8+.", q) == ["3.8+"]
+    assert ans.answer_values("version", "HTTPX supports HTTP/1.1 and HTTP/2.", q) == []
+    assert ans.answer_values("version", "Requires-Python: >=3.7, !=3.0.*", q) == [">=3.7"]
+    q = "Which version of click is this?"
+    assert ans.answer_values("version", "Version 8.1.7 was released.", q) == ["8.1.7"]
+    q = "Which environment variable does tar read for the archive name?"
+    assert ans.answer_values("code", "tar will first examine the environment variable `TAPE'.", q) == ["TAPE"]
+    q = "What exception does Mako's TemplateLookup raise?"
+    assert ans.answer_values("code", "else raise a TopLevelNotFound exception", q) == ["TopLevelNotFound"]
+
+
+def test_key_terms_are_what_a_passage_must_mention():
+    english = known_words()
+    assert ans.key_terms("What TCP port does the PostgreSQL server listen on?", english) == ["TCP", "PostgreSQL"]
+    # Possessives, sentence openers and apostrophes are not terms; unknown words (program names) are.
+    q = "gzip's default level and zlib's Z_DEFAULT_COMPRESSION: do they match? Under which name?"
+    assert ans.key_terms(q, english) == ["Z_DEFAULT_COMPRESSION", "gzip", "zlib"]
+    assert ans.key_terms("My project has a lockfile. What does callable mean?", english) == []
+    assert ans.uncovered(["PostgreSQL", "TCP"], "ssh forwards a TCP port") == ["PostgreSQL"]
+    assert ans.name_like("PostgreSQL", english) and not ans.name_like("rustc", english)
+
+
+def _ev(text: str, chunk: str = "d:1:0", title: str = "Doc") -> Evidence:
+    return Evidence(chunk_id=chunk, doc_id=chunk.split(":")[0], title=title, text=text, span=(0, len(text)))
+
+
+def _fact(text: str, ev: Evidence, typed: bool = True) -> Fact:
+    a = ev.text.index(text)
+    return Fact(
+        id=f"f{a}",
+        text=text,
+        doc_id=ev.doc_id,
+        chunk_id=ev.chunk_id,
+        span=(a, a + len(text)),
+        title=ev.title,
+        typed=typed,
+    )
+
+
+def test_a_fact_answers_only_if_its_passage_covers_the_question():
+    ev = _ev("Port forwarding: ssh can forward TCP port 5432 to a remote host.", title="ssh")
+    f = _fact("Port forwarding: ssh can forward TCP port 5432 to a remote host.", ev)
+    q = "What TCP port does the PostgreSQL server listen on?"
+    # Nothing in the corpus mentions PostgreSQL: say so.
+    facts, gaps = covered_facts(q, [f], [ev], unseen={"postgresql"})
+    assert facts == [] and gaps == ["no passage in the corpus mentions 'PostgreSQL'"]
+    # The corpus mentions it somewhere, but not these passages.
+    facts, gaps = covered_facts(q, [f], [ev], unseen=set())
+    assert facts == [] and gaps == ["the passages found do not mention 'PostgreSQL'"]
+    # A "how many" question is not answered by a sentence without a number.
+    ev = _ev("The wine dataset is a classic.", title="Wine recognition dataset")
+    facts, gaps = covered_facts(
+        "How many instances does the wine dataset have?", [_fact(ev.text, ev, False)], [ev], set()
+    )
+    assert facts == [] and gaps == ["no passage found states a number for what is asked"]
+
+
+def test_changelog_entries_take_their_release_from_the_heading_above():
+    text = "## 0.25.0 (11th September, 2023)\n\n### Removed\n\n* Drop support for Python 3.7. (#2813)"
+    cs = claims(text)
+    entry = next(c for c in cs if "Drop" in c.text)
+    q = "In which HTTPX release was support for Python 3.7 dropped?"
+    head = heading_for(entry, cs, "version", q)
+    assert head is not None and head.text == "## 0.25.0 (11th September, 2023)"
+
+
+def test_a_sentence_opening_with_a_pronoun_is_quoted_with_the_one_before():
+    text = "ssh-agent is installed setgid to prevent ptrace() attacks. This has the side-effect of dropping LD_PRELOAD."
+    cs = claims(text)
+    got = with_antecedent(cs[1], cs, text)
+    assert got.text == text and text[got.start : got.end] == got.text
+
+
+def test_code_tables_and_markup_are_not_prose():
+    assert text_kind("The default block size is 10240 bytes.") == "prose"
+    assert text_kind("00000000  7f 45 4c 46 02 01 01 00") == "data"
+    assert text_kind("-z, --gzip\n    Filter through gzip.\n-j, --bzip2\n    Filter through bzip2.") == "options"
+    assert text_kind(">>> import requests") == "code"
+    assert text_kind("------") == "markup"
+    # Stage directions are left out of claims; long sentences are cut, quotes still exact.
+    text = "Thank you all so much. (Applause.) The economy grew by 3 percent."
+    assert [c.text for c in claims(text)] == ["Thank you all so much.", "The economy grew by 3 percent."]
+    long = "This is a long clause about the archive format, " * 12
+    assert all(len(c.text) <= 300 and long[c.start : c.end] == c.text for c in claims(long))
