@@ -199,3 +199,34 @@ def test_sigkill_mid_ingest_leaves_a_corpus_the_next_ingest_completes(tmp_path: 
     assert r.ok and r.documents_total == 300
     live = assert_consistent(corpus, embedder)
     assert len(live) == 300
+
+
+def test_the_same_records_in_another_file_are_not_stored_twice(tmp_path: Path, embedder):
+    recs = "".join(
+        json.dumps({"_id": f"r{i}", "text": f"Record {i} says the tide was {i} metres."}) + "\n" for i in range(3)
+    )
+    (tmp_path / "a.jsonl").write_text(recs)
+    (tmp_path / "copy").mkdir()
+    (tmp_path / "copy" / "a.jsonl").write_text(recs)
+    corpus = tmp_path / "c"
+    first = ingest([tmp_path / "a.jsonl"], corpus, embedder=embedder)
+    again = ingest([tmp_path / "copy" / "a.jsonl"], corpus, embedder=embedder)  # was: UNIQUE constraint failed
+    assert first.documents_added == 3 and again.ok and again.passages_added == 0 and again.documents_unchanged == 3
+    assert len(assert_consistent(corpus, embedder)) == 3
+
+
+def test_a_loader_upgrade_reads_every_file_again(tmp_path: Path, embedder):
+    from citegraph.ingest.loaders import LOADERS_VERSION
+    from citegraph.store.corpus import read_manifest, write_manifest
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "n.md").write_text("# Notes\n\n**Note**: keep it.\n")
+    corpus = tmp_path / "c"
+    ingest([tmp_path / "d"], corpus, embedder=embedder)
+    m = read_manifest(corpus)
+    assert m is not None and m.loaders == LOADERS_VERSION
+    m.loaders = 0  # as if ingested by an older citegraph
+    write_manifest(corpus, m)
+    r = ingest([tmp_path / "d"], corpus, embedder=embedder)
+    assert r.files_unchanged == 0 and r.documents_unchanged == 1  # read again, same text: not re-embedded
+    assert read_manifest(corpus).loaders == LOADERS_VERSION

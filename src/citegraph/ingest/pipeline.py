@@ -242,7 +242,9 @@ class Ingestor:
                     continue
                 seen[doc.doc_id] = path
                 state = ledger.doc_state(doc.doc_id)
-                if state and state[0] == doc.content_hash and state[1] == "live" and state[2] == path:
+                if state and state[0] == doc.content_hash and state[1] == "live":
+                    if state[2] != path:  # moved or copied to another file: the text is stored already
+                        ledger.move_document(doc.doc_id, path)
                     self.report.documents_unchanged += 1
                     continue
                 fresh.append(doc)

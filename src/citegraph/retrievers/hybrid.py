@@ -40,7 +40,7 @@ from citegraph.retrievers.sparse import lucene_idf, top_k
 from citegraph.schemas import Evidence, SearchResult
 from citegraph.store.corpus import Corpus
 from citegraph.text.dates import date_to_int
-from citegraph.text.tokens import tokenize
+from citegraph.text.tokens import Vocabulary, tokenize
 
 Mode = Literal["hybrid", "dense", "sparse"]
 _VALUE = re.compile(r"\d+(?:[.,]\d+)*")
@@ -91,6 +91,7 @@ class HybridRetriever:
         self.dense = DenseRetriever(corpus.dense)
         self._docs = {d["doc_id"]: d for d in corpus.ledger.documents()}
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-embed")
+        self._vocabulary: Vocabulary | None = None  # built on first need (answerability checks)
 
     @classmethod
     def open(
@@ -122,10 +123,14 @@ class HybridRetriever:
         return self.index.sparse.idf(tokens)
 
     def unseen(self, tokens: list[str]) -> set[str]:
-        """The tokens no live passage contains."""
+        """The tokens no live passage contains, in any spelling tokens.same_word takes for the same
+        word ("beyonce" is seen in a corpus that writes "Beyoncé")."""
         n = len(self.index.table)
         never = lucene_idf(n, 0)
-        return {t for t, v in self.index.sparse.idf(tokens).items() if math.isclose(v, never)}
+        absent = {t for t, v in self.index.sparse.idf(tokens).items() if math.isclose(v, never)}
+        if absent and self._vocabulary is None:
+            self._vocabulary = Vocabulary(self.index.sparse.vocabulary())
+        return {t for t in absent if self._vocabulary is None or not self._vocabulary.has(t)}
 
     # -- filters ------------------------------------------------------------------------------
     def _mask(self, since: int, until: int, where: dict[str, Any] | None) -> np.ndarray | None:

@@ -45,6 +45,10 @@ class SparseIndex(Protocol):
         """Lucene idf of each token, log(1 + (N - df + 0.5)/(df + 0.5)); unseen tokens get df = 0."""
         ...
 
+    def vocabulary(self) -> list[str]:
+        """Every token some passage holds."""
+        ...
+
     def save(self, folder: Path) -> None: ...
 
 
@@ -95,6 +99,9 @@ class Bm25sIndex:
             out[t] = lucene_idf(n, int(indptr[i + 1] - indptr[i]) if i is not None else 0)
         return out
 
+    def vocabulary(self) -> list[str]:
+        return [t for t in self.model.vocab_dict if t]  # type: ignore[attr-defined]
+
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.model.save(str(folder), show_progress=False)  # type: ignore[attr-defined]
@@ -137,6 +144,9 @@ class RankBm25Index:
     def idf(self, tokens: list[str]) -> dict[str, float]:
         known = self.model.idf  # type: ignore[attr-defined]
         return {t: float(known.get(t, lucene_idf(self.n, 0))) for t in tokens}
+
+    def vocabulary(self) -> list[str]:
+        return [t for t in self.model.idf if t != "\x00"]  # type: ignore[attr-defined]
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)

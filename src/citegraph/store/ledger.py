@@ -167,6 +167,11 @@ class Ledger:
         row = self.db.execute("SELECT content_hash, status, path FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
         return (row[0], row[1], row[2]) if row else None
 
+    def move_document(self, doc_id: str, path: str) -> None:
+        """The same document (same id and content) now comes from another file."""
+        with self.transaction() as db:
+            db.execute("UPDATE documents SET path = ? WHERE doc_id = ?", (path, doc_id))
+
     def doc_ids_for_path(self, path: str) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT doc_id FROM documents WHERE path = ?", (path,))]
 

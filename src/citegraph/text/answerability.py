@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Literal
 
 from citegraph.text.claims import Claim, extract_entities
-from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, tokenize
+from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, Vocabulary, tokenize
 
 AnswerType = Literal["number", "date", "version", "code", "person", "place", "organisation", "yesno", "reason"] | None
 # The kinds of value a fact must hold to answer at all: a sentence with no number cannot say "how many".
@@ -287,10 +287,25 @@ def name_like(term: str, english: frozenset[str]) -> bool:
     return bool(re.search(r"[A-Z\d_./-]", term)) or " " in term
 
 
+def mentions(term: str, vocabulary: Vocabulary) -> bool:
+    """Whether a text (its vocabulary) mentions a key term: every word of a one- or two-word term, at
+    least half of a longer name's ("the Dominican Republic" in a text that says "Dominican"), each
+    word as a stem or its accent-free spelling (tokens.same_word)."""
+    words = tokenize(term)
+    if not words:
+        return True
+    found = sum(vocabulary.has(w) for w in words)
+    return (
+        found == len(words)
+        or (len(words) > 2 and 2 * found >= len(words))
+        or (len(words) == 2 and found >= 1 and term[:1].isupper())
+    )
+
+
 def uncovered(terms: list[str], text: str) -> list[str]:
-    """The key terms `text` does not mention (every word of a term, stemmed)."""
-    present = set(tokenize(text))
-    return [t for t in terms if not set(tokenize(t)) <= present]
+    """The key terms `text` does not mention."""
+    vocabulary = Vocabulary(tokenize(text))
+    return [t for t in terms if not mentions(t, vocabulary)]
 
 
 # How much a passage that could hold the answer (the asked kind of value; every name the question
