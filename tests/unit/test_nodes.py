@@ -190,3 +190,11 @@ def test_validator_drops_uncited_and_invented_and_numbers_references():
     assert [(r.n, r.quote) for r in refs] == [(1, f1.text), (2, f2.text)]
     assert len(dropped) == 3 and any("2022" in d for d in dropped)
     assert all(s.citations for s in sentences)
+
+
+def test_citation_markers_go_after_a_closing_quote():
+    from citegraph.nodes.write import _with_marks
+
+    assert _with_marks("The economy grew.", [1]) == "The economy grew [1]."
+    assert _with_marks('He said, "God bless us."', [2]) == 'He said, "God bless us." [2]'
+    assert _with_marks("178", [1]) == "178 [1]."
