@@ -6,11 +6,11 @@ every question whose facts cover it is answered, and its answers.jsonl keeps eac
 (support_parts), so any judge and threshold can be replayed without running the graph again: a
 question is answered when some fact covers it and the judge's score reaches the threshold.
 
-The choice maximises, averaged over the sets (each weighing the same), the set's balanced rate of
-being right or honestly silent: (answerable questions answered right + unanswerable ones abstained
-on) / 2, each as a share of its own kind. Abstaining on everything scores 0.5; a judge must beat that.
-A wrong answer earns nothing, as an abstention does (on SQuAD, "right" means the gold string is in the
-quote, so a right answer quoting a neighbouring sentence counts wrong).
+The choice maximises, averaged over the sets (each weighing the same), Youden's J of the abstention
+decision: the share of unanswerable questions abstained on minus the share of answerable ones
+abstained on. Abstaining on everything, or on nothing, scores 0. It does not look at whether the
+answers are right (on SQuAD "right" means the gold string is in the quote, so a right answer quoting a
+neighbouring sentence counts wrong); right answers are reported beside it.
 
 A run from `eval documents` holds both halves; `--dev` takes its dev questions, `--test` its test ones.
 
@@ -73,7 +73,7 @@ def outcome(rows: list[dict], judge: str, t: float) -> dict[str, float]:
             n_un += 1
             abst_ok += not answered
     return {
-        "balanced": ((right / n_ans if n_ans else 0.0) + (abst_ok / n_un if n_un else 0.0)) / 2,
+        "youden_j": (abst_ok / n_un if n_un else 0.0) - (abst_bad / n_ans if n_ans else 0.0),
         "right": right / n_ans if n_ans else float("nan"),
         "wrong": wrong / n_ans if n_ans else float("nan"),
         "false_abstention": abst_bad / n_ans if n_ans else float("nan"),
@@ -99,12 +99,12 @@ def main() -> None:
     for judge in JUDGES:
         print(f"  dev areas {judge:>9}: " + " ".join(f"{n} {area(rows, judge):.3f}" for n, rows in dev.items()))
         for t in THRESHOLDS:
-            u = float(np.mean([outcome(rows, judge, t)["balanced"] for rows in dev.values()]))
+            u = float(np.mean([outcome(rows, judge, t)["youden_j"] for rows in dev.values()]))
             if best is None or u > best[0] + 1e-9:
                 best = (u, judge, t)
     assert best is not None
     _, judge, t = best
-    print(f"chosen on dev: judge={judge} threshold={t} (mean balanced rate {best[0]:.3f})")
+    print(f"chosen on dev: judge={judge} threshold={t} (mean Youden J {best[0]:.3f})")
     for name, rows in dev.items():
         print(f"  dev  {name}: " + fmt(outcome(rows, judge, t)) + f"  area {area(rows, judge):.3f}")
     for run in a.test:

@@ -68,6 +68,16 @@ def judge_prompt(question: str, passages: list[Evidence]) -> str:
     return JUDGE.format(passages=text, question=question)
 
 
+class _Seen:
+    """The corpus's vocabulary as answerability.mentions reads it: every token but the unseen ones."""
+
+    def __init__(self, unseen: set[str]):
+        self.unseen = unseen
+
+    def has(self, token: str, typos: bool = False) -> bool:
+        return token not in self.unseen
+
+
 def covered_facts(
     question: str, facts: list[Fact], evidence: list[Evidence], unseen: set[str]
 ) -> tuple[list[Fact], list[str]]:
@@ -75,7 +85,8 @@ def covered_facts(
     abstention names)."""
     english = known_words()
     keys = ans.key_terms(question, english)
-    absent = [k for k in keys if set(tokenize(k)) & unseen]
+    seen = _Seen(unseen)
+    absent = [k for k in keys if not ans.mentions(k, seen) or (ans.is_dotted(k) and set(tokenize(k)) & unseen)]
     named = [k for k in absent if ans.name_like(k, english)]
     if named:
         return [], [f"no passage in the corpus mentions {', '.join(repr(k) for k in named)}"]

@@ -124,13 +124,13 @@ class HybridRetriever:
 
     def unseen(self, tokens: list[str]) -> set[str]:
         """The tokens no live passage contains, in any spelling tokens.same_word takes for the same
-        word ("beyonce" is seen in a corpus that writes "Beyoncé")."""
+        word ("beyonce" is seen in a corpus that writes "Beyoncé") or one typo away ("marrch")."""
         n = len(self.index.table)
         never = lucene_idf(n, 0)
         absent = {t for t, v in self.index.sparse.idf(tokens).items() if math.isclose(v, never)}
         if absent and self._vocabulary is None:
             self._vocabulary = Vocabulary(self.index.sparse.vocabulary())
-        return {t for t in absent if self._vocabulary is None or not self._vocabulary.has(t)}
+        return {t for t in absent if self._vocabulary is None or not self._vocabulary.has(t, typos=True)}
 
     # -- filters ------------------------------------------------------------------------------
     def _mask(self, since: int, until: int, where: dict[str, Any] | None) -> np.ndarray | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, Protocol
 
 from citegraph.text.claims import Claim, extract_entities
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, Vocabulary, tokenize
@@ -287,14 +287,18 @@ def name_like(term: str, english: frozenset[str]) -> bool:
     return bool(re.search(r"[A-Z\d_./-]", term)) or " " in term
 
 
-def mentions(term: str, vocabulary: Vocabulary) -> bool:
+class Lookup(Protocol):
+    def has(self, token: str, typos: bool = False) -> bool: ...
+
+
+def mentions(term: str, vocabulary: Lookup) -> bool:
     """Whether a text (its vocabulary) mentions a key term: every word of a one- or two-word term, at
     least half of a longer name's ("the Dominican Republic" in a text that says "Dominican"), each
     word as a stem or its accent-free spelling (tokens.same_word)."""
     words = tokenize(term)
     if not words:
         return True
-    found = sum(vocabulary.has(w) for w in words)
+    found = sum(vocabulary.has(w, typos=True) for w in words)
     return (
         found == len(words)
         or (len(words) > 2 and 2 * found >= len(words))
@@ -302,10 +306,25 @@ def mentions(term: str, vocabulary: Vocabulary) -> bool:
     )
 
 
+_DOTTED = re.compile(r"^v?\d+(?:[.,]\d+)+$")
+
+
+def is_dotted(term: str) -> bool:
+    return bool(_DOTTED.match(term))
+
+
 def uncovered(terms: list[str], text: str) -> list[str]:
-    """The key terms `text` does not mention."""
+    """The key terms `text` does not mention. A dotted number (a version, "1.16.0") must be there as
+    written: its pieces scattered over the text ("0.16.0", "1 … 16") are another value."""
     vocabulary = Vocabulary(tokenize(text))
-    return [t for t in terms if not mentions(t, vocabulary)]
+    out = []
+    for t in terms:
+        if _DOTTED.match(t):
+            if not re.search(rf"(?<![\w.]){re.escape(t.lstrip('v'))}(?![\w]|\.\d)", text):
+                out.append(t)
+        elif not mentions(t, vocabulary):
+            out.append(t)
+    return out
 
 
 # How much a passage that could hold the answer (the asked kind of value; every name the question

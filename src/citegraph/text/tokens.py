@@ -65,11 +65,34 @@ class Vocabulary:
         self._bisect = bisect
         self.words = sorted({fold(t) for t in tokens if t})
 
-    def has(self, token: str) -> bool:
+    def has(self, token: str, typos: bool = False) -> bool:
+        """Whether the vocabulary holds the token as `same_word` sees it; with `typos`, also one edit
+        away for a word of 5 letters or more ("Marrch", "evidnce": how a question may misspell)."""
         t = fold(token)
         i = self._bisect.bisect_left(self.words, t[:4])
         while i < len(self.words) and self.words[i][:4] == t[:4]:
             if same_word(self.words[i], t):
                 return True
             i += 1
+        if typos and len(t) >= 5:
+            i = self._bisect.bisect_left(self.words, t[:1])
+            while i < len(self.words) and self.words[i][:1] == t[:1]:
+                w = self.words[i]
+                if abs(len(w) - len(t)) <= 1 and _one_edit(w, t):
+                    return True
+                i += 1
         return False
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """At most one insertion, deletion, substitution or swap of neighbours between a and b."""
+    if a == b:
+        return True
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :] or (a[i + 2 :] == b[i + 2 :] and a[i : i + 2] == b[i : i + 2][::-1])
+    return a[i:] == b[i + 1 :]
