@@ -191,8 +191,15 @@ class Context:
     min_fact_relevance: float = 0.35
     # Abstain when the support for an answer falls below this: the probability that the passages state
     # the answer, the model's or the reader's, or with judge="lexical" the score of text/answerability.py
-    # (nodes/judge.py).
-    abstain_threshold: float = 0.45
+    # (nodes/judge.py). Chosen with the reader by Youden's J on the dev halves of a mixture (missing
+    # evidence, SQuAD 2.0-style adversarial, real documents; benchmarks/choose_judge.py): 0.22. Most
+    # abstentions now come from coverage (what the question names, the kind of value it asks), which
+    # runs before any threshold; the reader's score then separates little, and a higher threshold
+    # only refused real-document questions it could answer (docs/BENCHMARKS.md "Abstention").
+    abstain_threshold: float = 0.22
+    # The same for a model's judgement (its probability of "yes" runs on a scale of its own): the value
+    # measured for the local model (docs/BENCHMARKS.md "Abstention").
+    model_abstain_threshold: float = 0.45
     # Contradictions: numbers within this relative difference (or one a rounding of the other)
     # disagree only in a detail (minor).
     minor_relative_difference: float = 0.01

@@ -116,7 +116,8 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     evidence = state.get("evidence", [])
     retriever = await asyncio.to_thread(shared_retriever, ctx.corpus_dir, ctx.chroma_url)
     keys = ans.key_terms(question, known_words())
-    unseen = retriever.unseen([t for k in keys for t in tokenize(k)])
+    # In a worker thread: the first call builds the corpus vocabulary (a sort of every BM25 token).
+    unseen = await asyncio.to_thread(retriever.unseen, [t for k in keys for t in tokenize(k)])
     relevant = sorted(
         (f for f in usable_facts(state) if f.relevance >= ctx.min_fact_relevance), key=lambda f: -f.relevance
     )
@@ -140,6 +141,7 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
         "support": support,
         "support_source": source,
         "support_parts": parts,
+        "abstain_threshold": ctx.model_abstain_threshold if source == "model" else ctx.abstain_threshold,
         "supported": [f.id for f in supported],
         "gaps": gaps,
         "trace": [trace("judge", engine, started, fallback, detail)],
