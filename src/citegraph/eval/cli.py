@@ -80,6 +80,18 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     add_retrieval_options(e)
 
 
+def answer_settings(a: argparse.Namespace) -> dict[str, Any]:
+    """The graph settings the answer-running commands take from their options (those given)."""
+    given = {
+        "llm_base_url": a.llm_base_url,
+        "llm_model": a.llm_model,
+        "llm_scope": a.llm_scope,
+        "judge": a.judge,
+        "abstain_threshold": a.abstain_threshold,
+    }
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def _finish(a: argparse.Namespace, title: str, out: dict[str, Any], markdown: str = "", folder: Any = None) -> int:
     folder = folder or report.out_dir(a.out, a.eval_command)
     report.write(folder, title, out, markdown)
@@ -143,14 +155,7 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
             halves = split_of(questions)
             questions = [q for q in questions if halves[q.id] == a.split]
         ingest(a.docs, a.corpus)
-        given = {
-            "llm_base_url": a.llm_base_url,
-            "llm_model": a.llm_model,
-            "llm_scope": a.llm_scope,
-            "judge": a.judge,
-            "abstain_threshold": a.abstain_threshold,
-        }
-        settings = {k: v for k, v in given.items() if v is not None}
+        settings = answer_settings(a)
         doc_rows = run_documents(questions, a.corpus, settings, progress=progress)
         out = {
             "questions": a.questions,
@@ -173,14 +178,7 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
     if cmd == "answers":
         from citegraph.eval.answers import run_answers, run_answers_langsmith, summarize
 
-        given = {
-            "llm_base_url": a.llm_base_url,
-            "llm_model": a.llm_model,
-            "llm_scope": a.llm_scope,
-            "judge": a.judge,
-            "abstain_threshold": a.abstain_threshold,
-        }
-        settings = {k: v for k, v in given.items() if v is not None}
+        settings = answer_settings(a)
         if a.langsmith:
             rows, where = run_answers_langsmith(ds, queries, a.corpus, settings)
             head["langsmith"] = where
