@@ -157,7 +157,9 @@ def extractive_facts(question: str, ev: Evidence, idf: dict[str, float], limit: 
     lexical = sorted(
         found,
         key=lambda c: (
-            -(ans.has_answer_type(kind, c, question) or headings[c.start] is not None),
+            # A number, date, version or code asked for: a claim without one cannot answer. (Names are
+            # only preferred later, by the discount: capitals find most names, not "nursing homes".)
+            -(kind in ans.VALUE_TYPES and (ans.has_answer_type(kind, c, question) or headings[c.start] is not None)),
             c.kind != "prose",  # a code question still prefers the sentence that names the code
             -ans.coverage(terms, idf, reading(c, found, ev.title)),
         ),

@@ -50,7 +50,8 @@ _DATE_Q = re.compile(
 _NUMBER_Q = re.compile(
     r"\bhow (many|much|long|old|far|large|big|tall|high|often|fast|deep|wide|heavy|small)\b|"
     r"\bwhat (\w+ ){0,2}(percentage|percent|number|amount|proportion|share|fraction|port|ratio|rate)\b|"
-    r"\b(what|which) (is|was|are )?(the )?(\w+ ){0,3}(size|port|level|number|length|timeout|limit|ratio|rate|count|"
+    r"\b(what|which) ((is|was|are) )?(the )?(?!(\w+ )*(first|second|third|top|highest|lowest|next|main) )(\w+ ){0,3}"
+    r"(size|port|level|number|length|timeout|limit|ratio|rate|count|"
     r"uid|gid|population|cost|price|score|exit status|exit code|percentage|amount)\b|\bexit (status|code)\b|"
     r"\bnumeric\b",
     re.IGNORECASE,
