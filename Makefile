@@ -30,7 +30,8 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 DEMO_QUESTION ?= How many veterans and military spouses has Joining Forces helped?
 
 # The main job on the embedded default: ingest the bundled State of the Union addresses 2001-2021,
-# then answer a question whose sources disagree between years (settled by recency, with citations).
+# then answer a "how many" question: the value first, then the sentences it comes from, cited (the
+# 2015 and 2014 addresses count different things, so no conflict is claimed between them).
 demo: setup
 	$(BIN)/citegraph ingest examples/sotu --corpus $(DEMO_CORPUS)
 	$(BIN)/citegraph ask "$(DEMO_QUESTION)" --corpus $(DEMO_CORPUS)
