@@ -130,9 +130,9 @@ _HEADING_LINE = re.compile(r"^\W{0,4}(#+ |\* |version\b|release\b|v?\d+(\.\d+)+\
 
 
 def heading_for(c: Claim, passage_claims: list[Claim], kind: ans.AnswerType, question: str) -> Claim | None:
-    """For a version or date question, the short line a claim sits under in its passage when it holds
-    the value the claim lacks ("## 0.25.0 (11th September, 2023)" over "* Drop support for Python
-    3.7."): the nearest one before it."""
+    """For a version, date or code question, the short line a claim sits under in its passage when it
+    holds the value the claim lacks ("## 0.25.0 (11th September, 2023)" over "* Drop support for Python
+    3.7.", "# Error code E0499" over what the error is): the nearest one before it."""
     if kind not in HEADED_TYPES:
         return None
     for p in reversed([p for p in passage_claims if p.end <= c.start]):
