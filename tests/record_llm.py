@@ -1,7 +1,7 @@
 """Record the model traffic replayed by tests/integration/test_llm_recorded.py.
 
 Needs the local model server (../shared/tools/local-model.sh serve VENV GGUF 8765). Run from the repo:
-    .venv/bin/python tests/record_llm.py
+    .venv/bin/python tests/record_llm.py [CASE ...]      (every case by default)
 The corpus is built in a fixed folder so that document ids (which hash the file path) match replay.
 """
 
@@ -24,7 +24,7 @@ def main() -> None:
     shutil.rmtree(ROOT, ignore_errors=True)
     corpus = build_corpus(ROOT / "docs", ROOT / "corpus", get_embedder())
     CASSETTES.mkdir(parents=True, exist_ok=True)
-    for name in CASES:
+    for name in sys.argv[1:] or list(CASES):
         path = CASSETTES / f"{name}.yaml"
         path.unlink(missing_ok=True)
         with vcr_config().use_cassette(str(path), record_mode="all"):

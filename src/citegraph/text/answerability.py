@@ -247,6 +247,9 @@ def key_terms(question: str, english: frozenset[str] = frozenset()) -> list[str]
             continue
         if _NAME_LIKE.match(w) or (english and not _known(low, english)):
             terms.append(w)
+    # A short acronym ("US", "TCP") is often spelled out where it is meant ("United States"): not a
+    # term a passage must hold letter for letter.
+    terms = [t for t in terms if not re.fullmatch(r"[A-Z]{2,3}s?", t)]
     out: list[str] = []
     seen: set[tuple[str, ...]] = set()
     for t in terms:
