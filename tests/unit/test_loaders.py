@@ -145,9 +145,11 @@ def test_pdf_breaks_are_repaired():
 
 def test_run_together_sentences_get_their_space(tmp_path: Path):
     p = tmp_path / "s.txt"
-    p.write_text("We met at the Center.We agreed. See e.g.Foo and U.S.Army and setup.py files.")
+    p.write_text("We met at the Center.We agreed. See e.g.Foo and U.S.Army, setup.py and requests.Session() here.")
     (doc,) = load_file(p).docs
-    assert doc.text == "We met at the Center. We agreed. See e.g.Foo and U.S.Army and setup.py files."
+    assert (
+        doc.text == "We met at the Center. We agreed. See e.g.Foo and U.S.Army, setup.py and requests.Session() here."
+    )
 
 
 def test_dates_come_from_the_text_before_file_metadata(tmp_path: Path):

@@ -40,7 +40,7 @@ from citegraph.text.dates import parse_date, stated_date
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 2
+LOADERS_VERSION = 3
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 DEFAULT_TIER = "secondary"
@@ -173,9 +173,10 @@ def _normalise(text: str) -> str:
 
 
 # "Center.We": a sentence end with no space after it (OCR, PDF and scraped text lose it). Only a
-# word of 3+ letters, lowercase but its first, before and a capitalised word after: "e.g.Foo",
-# "U.S.Army" and file names (lowercase after the dot) are left alone.
-_RUN_TOGETHER = re.compile(r"(?<![.])\b([A-Za-z][a-z]{2,}[.!?])([A-Z][a-z]+\b)")
+# word of 3+ letters, lowercase but its first, before and a capitalised word after that a lowercase
+# word follows ("Center.We agreed"): "e.g.Foo", "U.S.Army", file names and code ("requests.Session()",
+# "mako.lookup") are left alone.
+_RUN_TOGETHER = re.compile(r"(?<![.\w])([A-Za-z][a-z]{2,}[.!?])([A-Z][a-z]*)(?= [a-z])")
 # A word broken by a hyphenation point: U+00AD (soft hyphen) or U+2010 (the hyphen groff and TeX
 # print at a break), then a line break or spaces and the rest of the word ("bet‐ ter").
 _SOFT_BREAK = re.compile(r"(\w)[\u00ad\u2010](?:[ \t]*\n[ \t]*|[ \t]+)([a-z])")
