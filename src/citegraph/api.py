@@ -6,24 +6,28 @@ import asyncio
 from dataclasses import fields
 from typing import Any, cast
 
-from citegraph.context import Context
+from citegraph.context import Context, Deployment
 from citegraph.errors import InputError
 from citegraph.schemas import Answer
 from citegraph.state import InputState, ModeRequest
 
 
 def make_context(**settings: Any) -> Context:
-    """A Context from keyword settings; an unknown name is an error, not silently ignored."""
-    known = {f.name for f in fields(Context)}
-    unknown = set(settings) - known
+    """A Context from keyword settings, run settings and the operator's alike (a Python caller is the
+    operator): `corpus_dir`, `chroma_url` and the `llm_*` endpoint settings go to its Deployment. An
+    unknown name is an error, not silently ignored."""
+    operator = {f.name for f in fields(Deployment)} | {"corpus_dir"}
+    run = {f.name for f in fields(Context)} - {"deployment"}
+    unknown = set(settings) - operator - run
     if unknown:
         raise InputError(f"unknown setting(s): {', '.join(sorted(unknown))}")
-    return Context(**{k: v for k, v in settings.items() if v is not None})
+    deployment = Deployment.configure(**{k: v for k, v in settings.items() if k in operator})
+    return Context(deployment=deployment, **{k: v for k, v in settings.items() if k in run and v is not None})
 
 
 def graph_input(question: str, mode: str | None = None, as_of: str | None = None) -> InputState:
     payload: InputState = {"question": question}
-    if mode in ("recent", "corpus", "direct"):
+    if mode:  # route checks it (an unknown mode is an error, not "auto")
         payload["mode"] = cast(ModeRequest, mode)
     if as_of:
         payload["as_of"] = as_of
@@ -44,5 +48,6 @@ def ask(
     question: str, *, corpus: str | None = None, mode: str | None = None, as_of: str | None = None, **settings: Any
 ) -> Answer:
     """Answer a question from a corpus folder (default: Context's, i.e. $CITEGRAPH_CORPUS or
-    .citegraph/demo). `settings` are Context fields, e.g. llm_base_url=…, llm_model=…."""
+    .citegraph/demo). `settings` are Context fields (run settings such as judge=…, as_of=…) or the
+    operator's (chroma_url=…, llm_base_url=…, llm_model=…, llm_api_key=…, llm_timeout_s=…)."""
     return asyncio.run(aask(question, corpus=corpus, mode=mode, as_of=as_of, **settings))

@@ -1,15 +1,18 @@
 """Every knob of citegraph, with the defaults from DESIGN.md, in one place.
 
 `ChunkingSettings` and `RetrievalSettings` are plain frozen dataclasses used by ingestion and the
-retrievers (which know nothing of LangGraph). The graph's `Context` (added with the graph) carries
-the same knobs for LangGraph's `context_schema`. Nothing else in the package reads the environment
-for configuration.
+retrievers (which know nothing of LangGraph). The graph's settings are split at the trust boundary:
+`Context` (LangGraph's `context_schema`) holds what a caller may choose for one run, within bounds;
+`Deployment` holds what only the operator sets (corpora, model endpoint and key, timeouts). Nothing
+else in the package reads the environment for configuration.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, cast
+
+from pydantic.json_schema import SkipJsonSchema
 
 from citegraph.errors import InputError
 
@@ -127,6 +130,9 @@ class RetrievalSettings:
 LLM_SCOPES = ("all", "judge")
 JUDGES = ("reader", "lexical")
 
+# The design's bound on the reconcile loop: a caller may ask for fewer rounds, never more.
+MAX_RECONCILE_ROUNDS = 2
+
 
 def _env(name: str, default: str | None = None) -> str | None:
     import os
@@ -134,61 +140,114 @@ def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(name) or default
 
 
-@dataclass
-class Context:
-    """The evidence graph's run-time configuration (LangGraph `context_schema`).
+def _corpora_from_env() -> dict[str, str]:
+    """The operator's corpora by name: "default" is CITEGRAPH_CORPUS (or .citegraph/demo), and
+    CITEGRAPH_CORPORA adds more as comma-separated name=path pairs."""
+    corpora = {"default": _env("CITEGRAPH_CORPUS", ".citegraph/demo") or ""}
+    for item in (_env("CITEGRAPH_CORPORA") or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, path = item.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise InputError(f"CITEGRAPH_CORPORA: {item.strip()!r} is not name=path")
+        corpora[name.strip()] = path.strip()
+    return corpora
 
-    Every field has a default; the model and corpus settings fall back to environment variables
-    (CITEGRAPH_CORPUS, CITEGRAPH_CHROMA_URL, CITEGRAPH_LLM_BASE_URL, CITEGRAPH_LLM_MODEL,
-    CITEGRAPH_LLM_API_KEY or OPENAI_API_KEY, CITEGRAPH_LLM_SCOPE) so that `langgraph dev` and Studio need no input
-    beyond the question. This is the only place that reads the environment for configuration.
-    """
 
-    # Where the evidence lives.
-    corpus_dir: str = field(default_factory=lambda: _env("CITEGRAPH_CORPUS", ".citegraph/demo") or "")
+@dataclass(frozen=True, kw_only=True)
+class Deployment:
+    """What only the operator sets: where the corpora are, which model is called with which key, and
+    how long to wait for it. Read from the environment (or given by a Python caller or the CLI, who
+    are the operator); never from a run's context, so that a client of `langgraph dev` cannot send
+    the server's key to a host of its choice or read a folder the operator did not name."""
+
+    corpora: dict[str, str] = field(default_factory=_corpora_from_env)
     chroma_url: str | None = field(default_factory=lambda: _env("CITEGRAPH_CHROMA_URL"))
     # The model. No base URL and no model: the extractive engine runs every node.
     llm_base_url: str | None = field(default_factory=lambda: _env("CITEGRAPH_LLM_BASE_URL"))
     llm_model: str | None = field(default_factory=lambda: _env("CITEGRAPH_LLM_MODEL"))
-    llm_api_key: str | None = field(default_factory=lambda: _env("CITEGRAPH_LLM_API_KEY", _env("OPENAI_API_KEY")))
+    llm_api_key: str | None = field(
+        default_factory=lambda: _env("CITEGRAPH_LLM_API_KEY", _env("OPENAI_API_KEY")), repr=False
+    )
     llm_timeout_s: float = 120.0
     llm_max_retries: int = 1
     llm_temperature: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.corpora or "default" not in self.corpora:
+            raise InputError("a deployment needs a corpus named 'default'")
+        if self.llm_timeout_s <= 0 or self.llm_max_retries < 0:
+            raise InputError("llm_timeout_s must be positive and llm_max_retries non-negative")
+
+    @classmethod
+    def configure(cls, corpus_dir: str | None = None, **settings: Any) -> Deployment:
+        """The environment's deployment with the given settings instead (None keeps the environment's);
+        `corpus_dir` replaces the default corpus."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(settings) - known
+        if unknown:
+            raise InputError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        given = {k: v for k, v in settings.items() if v is not None}
+        if corpus_dir is not None:
+            given["corpora"] = {**given.get("corpora", _corpora_from_env()), "default": str(corpus_dir)}
+        return cls(**given)
+
+    @property
+    def has_llm(self) -> bool:
+        return bool(self.llm_model and (self.llm_base_url or self.llm_api_key))
+
+
+def _knob(default: Any, description: str, bounds: tuple[float, float] | None = None) -> Any:
+    """A Context field: its description is what Studio shows; `bounds` are checked for every run."""
+    return field(default=default, metadata={"description": description, "bounds": bounds})
+
+
+@dataclass(kw_only=True)
+class Context:
+    """What a caller may choose for one run (LangGraph `context_schema`, Studio's configuration panel).
+
+    Every field has a default, so `langgraph dev` and Studio need nothing beyond the question; each is
+    checked against its bounds, so a client of the server cannot make a run unbounded. The operator's
+    settings (corpora, model endpoint and key, timeouts) are the `deployment`, which is not part of the
+    schema a client sees or can set.
+    """
+
+    corpus: str = _knob("", "Which of the operator's corpora to answer from, by name; empty: the default one.")
     # What the model does when there is one: "all" nodes, or only "judge" whether the facts answer
     # the question (one short call; retrieval, facts and the answer stay extractive, quotes exact).
     llm_scope: Literal["all", "judge"] = field(
-        default_factory=lambda: cast(Literal["all", "judge"], _env("CITEGRAPH_LLM_SCOPE", "all"))
+        default_factory=lambda: cast(Literal["all", "judge"], _env("CITEGRAPH_LLM_SCOPE", "all")),
+        metadata={"description": "With a model: 'all' nodes use it, or it only 'judge's whether the facts answer."},
     )
     # Who reads the passages for the answer when no model does (nodes/judge.py): the "reader", a small
     # cross-encoder shipped with the package (reader.py), or only the "lexical" support score.
-    judge: Literal["reader", "lexical"] = "reader"
-    # Passages the judge reads: those of the best supported facts.
-    judge_passages: int = 2
-    # Decomposition (Agentic Hybrid RAG: at most 5 sub-queries).
-    max_sub_queries: int = 5
+    judge: Literal["reader", "lexical"] = _knob(
+        "reader", "Without a model, who judges whether the passages state the answer."
+    )
+    judge_passages: int = _knob(2, "Passages the judge reads: those of the best supported facts.", (1, 10))
+    max_sub_queries: int = _knob(5, "At most this many sub-queries (Agentic Hybrid RAG: 5).", (1, 5))
     # Retrieval (see RetrievalSettings for the meaning of each).
-    fusion: FusionMethod = "zscore"
-    w_dense: float = 0.5
-    w_sparse: float = 0.5
-    rrf_k: int = 60
-    k_dense: int = 50
-    k_sparse: int = 50
-    temporal_weight: float = 0.3
+    fusion: FusionMethod = _knob("zscore", "How dense and BM25 scores are fused: zscore, minmax or rrf.")
+    w_dense: float = _knob(0.5, "Weight of the dense (MiniLM) retriever in fusion.", (0, 1))
+    w_sparse: float = _knob(0.5, "Weight of the BM25 retriever in fusion.", (0, 1))
+    rrf_k: int = _knob(60, "The K of reciprocal-rank fusion.", (1, 1000))
+    k_dense: int = _knob(50, "Candidates from the dense retriever before fusion.", (0, 500))
+    k_sparse: int = _knob(50, "Candidates from BM25 before fusion.", (0, 500))
+    temporal_weight: float = _knob(0.3, "Weight w of recency in s' = (1-w)s + w/(1+age/365), with --as-of.", (0, 1))
     # "recent" mode: a heavier temporal weight and, when enough passages fall in it, a date window.
-    temporal_weight_recent: float = 0.6
-    recent_window_days: int = 730
-    fd_rerank: bool = False
-    cutoff: bool = True
-    cutoff_alpha: float = 1.0
-    dedup_threshold: float = 0.85
+    temporal_weight_recent: float = _knob(0.6, "The temporal weight in recent mode.", (0, 1))
+    recent_window_days: int = _knob(730, "Recent mode keeps passages this many days old at most, when enough are.", (1, 36500))
+    fd_rerank: bool = _knob(False, "Rerank the top candidates by factual density (FD*).")
+    cutoff: bool = _knob(True, "Adaptive score cutoff: drop candidates below mean - alpha x std.")
+    cutoff_alpha: float = _knob(1.0, "The alpha of the adaptive cutoff.", (0, 5))
+    dedup_threshold: float = _knob(0.85, "Drop a passage this similar (cosine) to a better one.", (0, 1))
     # Passages per sub-query by query class, and the pooled evidence handed to extraction.
-    passages_precise: int = 5
-    passages_broad: int = 8
-    passages_reasoning: int = 6
-    evidence_top_m: int = 8
-    # Facts: at most this many per passage; a fact bears on the question from this relevance on.
-    facts_per_passage: int = 3
-    min_fact_relevance: float = 0.35
+    passages_precise: int = _knob(5, "Passages per sub-query for a precise-fact question.", (1, 20))
+    passages_broad: int = _knob(8, "Passages per sub-query for a broad-synthesis question.", (1, 20))
+    passages_reasoning: int = _knob(6, "Passages per sub-query for a reasoning question.", (1, 20))
+    evidence_top_m: int = _knob(8, "Pooled passages that facts are extracted from.", (1, 30))
+    facts_per_passage: int = _knob(3, "At most this many facts from one passage.", (1, 10))
+    min_fact_relevance: float = _knob(0.35, "A fact bears on the question from this relevance on.", (0, 1))
     # Abstain when the support for an answer falls below this: the probability that the passages state
     # the answer, the model's or the reader's, or with judge="lexical" the score of text/answerability.py
     # (nodes/judge.py). Chosen with the reader by Youden's J on the dev halves of a mixture (missing
@@ -196,31 +255,68 @@ class Context:
     # abstentions now come from coverage (what the question names, the kind of value it asks), which
     # runs before any threshold; the reader's score then separates little, and a higher threshold
     # only refused real-document questions it could answer (docs/BENCHMARKS.md "Abstention").
-    abstain_threshold: float = 0.22
+    abstain_threshold: float = _knob(0.22, "Abstain below this support (reader or lexical judge).", (0, 1))
     # The same for a model's judgement (its probability of "yes" runs on a scale of its own): the value
     # measured for the local model (docs/BENCHMARKS.md "Abstention").
-    model_abstain_threshold: float = 0.45
+    model_abstain_threshold: float = _knob(0.45, "Abstain below this probability when a model judges.", (0, 1))
     # Contradictions: numbers within this relative difference (or one a rounding of the other)
     # disagree only in a detail (minor).
-    minor_relative_difference: float = 0.01
-    max_reconcile_rounds: int = 2
+    minor_relative_difference: float = _knob(
+        0.01, "Numbers this close (relative) disagree only in a detail (a minor conflict).", (0, 0.5)
+    )
+    max_reconcile_rounds: int = _knob(
+        MAX_RECONCILE_ROUNDS, "Targeted re-retrieval rounds for open conflicts (at most 2).", (0, MAX_RECONCILE_ROUNDS)
+    )
     # Answer length by query class (sentences).
-    sentences_precise: int = 2
-    sentences_broad: int = 5
-    sentences_reasoning: int = 4
-    # Age is measured from this date (ISO); empty means today.
-    as_of: str | None = None
+    sentences_precise: int = _knob(2, "Answer sentences for a precise-fact question.", (1, 10))
+    sentences_broad: int = _knob(5, "Answer sentences for a broad-synthesis question.", (1, 10))
+    sentences_reasoning: int = _knob(4, "Answer sentences for a reasoning question.", (1, 10))
+    as_of: str | None = _knob(None, "Measure ages from this date (YYYY, YYYY-MM or YYYY-MM-DD); empty: today.")
+    # The operator's settings. Not in the JSON schema (so the server drops it from a client's context)
+    # and never printed (it holds the model's key).
+    deployment: SkipJsonSchema[Deployment] = field(default_factory=Deployment, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.deployment, Deployment):
+            raise InputError("deployment is the operator's and cannot be set in a run's context")
         if self.llm_scope not in LLM_SCOPES:
             choices = " or ".join(LLM_SCOPES)
             raise InputError(f"unknown llm_scope {self.llm_scope!r} (CITEGRAPH_LLM_SCOPE): use {choices}")
         if self.judge not in JUDGES:
             raise InputError(f"unknown judge {self.judge!r}: use {' or '.join(JUDGES)}")
+        if self.fusion not in ("rrf", "minmax", "zscore"):
+            raise InputError(f"unknown fusion {self.fusion!r}: use rrf, minmax or zscore")
+        for f in fields(self):
+            value, bounds = getattr(self, f.name), f.metadata.get("bounds")
+            if f.type == "bool" and not isinstance(value, bool):
+                raise InputError(f"{f.name} must be true or false, got {value!r}")
+            if bounds is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InputError(f"{f.name} must be a number, got {value!r}")
+            if f.type == "int" and not isinstance(value, int):
+                raise InputError(f"{f.name} must be a whole number, got {value!r}")
+            lo, hi = bounds
+            if not lo <= value <= hi:
+                raise InputError(f"{f.name} must be between {lo} and {hi}, got {value!r}")
+        for name in ("corpus", "as_of"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise InputError(f"{name} must be a string, got {getattr(self, name)!r}")
+        if self.corpus and self.corpus not in self.deployment.corpora:
+            names = ", ".join(sorted(self.deployment.corpora))
+            raise InputError(f"unknown corpus {self.corpus!r}: the server has {names}")
+
+    @property
+    def corpus_dir(self) -> str:
+        return self.deployment.corpora[self.corpus or "default"]
+
+    @property
+    def chroma_url(self) -> str | None:
+        return self.deployment.chroma_url
 
     @property
     def has_llm(self) -> bool:
-        return bool(self.llm_model and (self.llm_base_url or self.llm_api_key))
+        return self.deployment.has_llm
 
     def retrieval(self, top_m: int, temporal_weight: float | None = None) -> RetrievalSettings:
         knobs = {name: getattr(self, name) for name in RETRIEVAL_KNOBS}

@@ -35,13 +35,15 @@ def chat_model(ctx: Context) -> Any | None:
         return None
     from langchain_openai import ChatOpenAI
 
+    dep = ctx.deployment  # the operator's endpoint and key only: a run's context cannot name another
+
     key = (
-        ctx.llm_base_url,
-        ctx.llm_model,
-        ctx.llm_api_key,
-        ctx.llm_timeout_s,
-        ctx.llm_max_retries,
-        ctx.llm_temperature,
+        dep.llm_base_url,
+        dep.llm_model,
+        dep.llm_api_key,
+        dep.llm_timeout_s,
+        dep.llm_max_retries,
+        dep.llm_temperature,
     )
     try:
         loop = asyncio.get_running_loop()
@@ -50,15 +52,15 @@ def chat_model(ctx: Context) -> Any | None:
     cache = _models.setdefault(loop, {}) if loop is not None else {}
     if key not in cache:
         cache[key] = ChatOpenAI(
-            model=str(ctx.llm_model),
-            base_url=ctx.llm_base_url,
-            api_key=SecretStr(ctx.llm_api_key or "not-needed"),
-            timeout=ctx.llm_timeout_s,
-            max_retries=ctx.llm_max_retries,
-            temperature=ctx.llm_temperature,
+            model=str(dep.llm_model),
+            base_url=dep.llm_base_url,
+            api_key=SecretStr(dep.llm_api_key or "not-needed"),
+            timeout=dep.llm_timeout_s,
+            max_retries=dep.llm_max_retries,
+            temperature=dep.llm_temperature,
             # Our own async HTTP client for this loop: langchain-openai's default one is shared by the
             # whole process and dies with the first loop ("Event loop is closed" on the next ask()).
-            http_async_client=httpx.AsyncClient(timeout=ctx.llm_timeout_s),
+            http_async_client=httpx.AsyncClient(timeout=dep.llm_timeout_s),
         )
     return cache[key]
 

@@ -63,7 +63,9 @@ class Reader:
         enc = self._tokenizer(
             [question] * len(passages),
             passages,
-            truncation="only_second",
+            # Cut the longer of the two, so that a long question (up to the 2,000 characters route allows)
+            # is cut too rather than failing; for questions shorter than their passage this is "only_second".
+            truncation="longest_first",
             max_length=MAX_LENGTH,
             padding=True,
             return_tensors="pt",

@@ -134,6 +134,30 @@ def test_bad_settings_are_refused_by_name(corpus: Path, monkeypatch):
         make_context(corpus_dir=str(corpus), llm_scop="judge")
 
 
+def test_bad_input_is_refused_by_name_and_keys_never_print(corpus: Path, monkeypatch):
+    from citegraph.api import ask
+    from citegraph.context import Context
+    from citegraph.errors import InputError
+
+    with pytest.raises(InputError, match="the limit is 2,000"):
+        ask("How tall is Mount Etna? " * 100, corpus=str(corpus))
+    with pytest.raises(InputError, match="unknown mode 'fast'"):
+        ask("How tall is Mount Etna?", corpus=str(corpus), mode="fast")
+    with pytest.raises(InputError, match="max_reconcile_rounds must be between 0 and 2"):
+        make_context(corpus_dir=str(corpus), max_reconcile_rounds=3)
+    # The operator's settings are not run settings: a context built from a client's dict (as
+    # LangGraph builds it) cannot carry them, and the key stays out of every repr.
+    with pytest.raises(TypeError, match="llm_base_url"):
+        Context(**{"llm_base_url": "http://elsewhere/v1"})
+    with pytest.raises(InputError, match="deployment is the operator's"):
+        Context(**{"deployment": {"llm_base_url": "http://elsewhere/v1"}})
+    monkeypatch.setenv("CITEGRAPH_LLM_API_KEY", "sk-operator-secret")
+    assert "sk-operator-secret" not in repr(make_context(corpus_dir=str(corpus)))
+    schema = builder.compile().get_context_jsonschema()
+    assert "deployment" not in schema["properties"] and "llm_base_url" not in schema["properties"]
+    assert all(p.get("description") for p in schema["properties"].values())  # what Studio shows
+
+
 def test_cli_ask_json(corpus: Path):
     proc = run_cli("ask", "How tall is Mount Etna?", "--corpus", str(corpus), "--json")
     assert proc.returncode == 0, proc.stderr

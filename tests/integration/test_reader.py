@@ -26,6 +26,13 @@ def test_probabilities_one_per_passage():
     assert get_reader() is reader  # loaded once per process
 
 
+def test_a_question_longer_than_the_window_is_read_not_refused():
+    # 2,000 characters (the most route lets through) are ~450 word pieces, beyond the 256 window.
+    question = ("How tall is Mount Etna, the volcano on the east coast of Sicily? " * 32)[:2000]
+    [p] = get_reader().probabilities(question, [ETNA])
+    assert 0.0 <= p <= 1.0
+
+
 @pytest.mark.parametrize(
     ("asked", "changed"),
     [

@@ -1,13 +1,17 @@
 """`langgraph dev` serves the graph on loopback (as Studio uses it); a run through `langgraph_sdk`
-returns a cited answer for a minimal input (just the question)."""
+returns a cited answer for a minimal input (just the question), and a client cannot reach past the
+run settings: not the operator's model endpoint or key, not a folder of its choosing, not an unbounded
+loop. One server for the module (it takes ~20 s to start)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import http.server
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -25,14 +29,51 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture()
-def server(tmp_path: Path, doc_folder: Path, embedder):
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """A host the operator never configured: it counts what reaches it."""
+
+    seen: list[tuple[str, str]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        type(self).seen.append((self.path, self.headers.get("Authorization", "")))
+        self.send_response(500)
+        self.end_headers()
+
+    do_GET = do_POST  # noqa: N815
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def attacker():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
+    srv.shutdown()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, embedder):
+    from conftest import DOCS
+
+    tmp_path = tmp_path_factory.mktemp("server")
+    (tmp_path / "docs").mkdir()
+    for name, text in DOCS.items():
+        (tmp_path / "docs" / name).write_text(text)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "secret.txt").write_text("The vault code is 4417. Only the other corpus holds it.\n")
+    corpus, other = tmp_path / "corpus", tmp_path / "other-corpus"
+    ingest([tmp_path / "docs"], corpus, embedder=embedder)
+    ingest([tmp_path / "other"], other, embedder=embedder)
     port = _free_port()
     env = {
         **os.environ,
         "CITEGRAPH_CORPUS": str(corpus),
+        "CITEGRAPH_CORPORA": f"vault={other}",
+        # The operator's key, with no model configured: the extractive engine answers, and the key
+        # must go nowhere.
+        "CITEGRAPH_LLM_API_KEY": "sk-operator-secret",
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "LANGSMITH_TRACING": "false",
         "LANGGRAPH_STRICT_MSGPACK": "true",
@@ -83,3 +124,54 @@ def test_langgraph_dev_serves_the_graph(server: str):
     answer = out["answer"]
     assert not answer["abstained"] and "3,357" in answer["answer"]
     assert answer["references"] and all(s["citations"] for s in answer["sentences"])
+
+
+def _run(server: str, payload: dict, context: dict | None = None) -> dict:
+    from langgraph_sdk import get_client
+
+    async def go():
+        client = get_client(url=server)
+        return await client.runs.wait(None, "citegraph", input=payload, context=context or {}, raise_error=False)
+
+    return asyncio.run(go())
+
+
+def _error(out: dict) -> str:
+    """The message of a failed run, as the server reports it."""
+    err = out.get("__error__") if isinstance(out, dict) else None
+    assert err, f"the run should have failed: {str(out)[:300]}"
+    return f"{err.get('error')}: {err.get('message')}"
+
+
+def test_a_client_cannot_redirect_the_model_or_the_corpus(server: str, attacker: str, tmp_path: Path):
+    elsewhere = tmp_path / "elsewhere"
+    context = {
+        "llm_base_url": attacker,
+        "llm_model": "x",
+        "llm_api_key": "sk-client",
+        "corpus_dir": str(elsewhere),
+        "deployment": {"llm_base_url": attacker, "llm_model": "x"},
+    }
+    out = _run(server, {"question": "How tall is Mount Etna?"}, context)
+    assert _Recorder.seen == []  # not one request, so the operator's key went nowhere
+    assert not out["answer"]["abstained"] and "3,357" in out["answer"]["answer"]
+    assert out["answer"]["engine"] == "extractive"  # the client's model was not taken either
+    assert not elsewhere.exists()
+
+
+def test_a_client_picks_a_corpus_by_name_among_the_operators(server: str):
+    out = _run(server, {"question": "What is the vault code?"}, {"corpus": "vault"})
+    assert "4417" in out["answer"]["answer"]
+    assert "unknown corpus 'elsewhere'" in _error(_run(server, {"question": "What is the vault code?"}, {"corpus": "elsewhere"}))
+
+
+def test_run_settings_out_of_bounds_and_bad_input_are_refused_by_name(server: str):
+    assert "max_reconcile_rounds must be between 0 and 2" in _error(
+        _run(server, {"question": "How tall is Mount Etna?"}, {"max_reconcile_rounds": 12})
+    )
+    assert "k_dense must be a number" in _error(_run(server, {"question": "How tall is Mount Etna?"}, {"k_dense": "all"}))
+    assert '"question"' in _error(_run(server, {}))
+    assert "question must be a string" in _error(_run(server, {"question": 5}))
+    assert "unknown mode 'fast'" in _error(_run(server, {"question": "How tall is Mount Etna?", "mode": "fast"}))
+    assert "is not a date" in _error(_run(server, {"question": "How tall is Mount Etna?", "as_of": "garbage'; DROP"}))
+    assert "the limit is 2,000" in _error(_run(server, {"question": "Why? " * 2000}))

@@ -22,6 +22,7 @@ from citegraph.prompts import ROUTE
 from citegraph.schemas import Mode, QueryClass
 from citegraph.state import State
 from citegraph.text.claims import extract_entities
+from citegraph.text.dates import parse_date
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
 
 _RECENT = re.compile(
@@ -74,13 +75,39 @@ class RouteDecision(BaseModel):
     domains: list[str] = Field(default_factory=list, description="Up to 5 topic tags from the question")
 
 
+# A question is a question, not a document: longer ones are refused before any model reads them (a
+# 5 MB "question" held a server worker for minutes).
+MAX_QUESTION_CHARS = 2000
+MODES = ("auto", "recent", "corpus", "direct")
+
+
+def check_input(state: dict, ctx: Context) -> str:
+    """The question, stripped, once the run's input and dates are valid; else an InputError that
+    names the field (the server passes its input through unchecked)."""
+    if "question" not in state:
+        raise InputError('the input needs a "question" (a string)')
+    question = state["question"]
+    if not isinstance(question, str):
+        raise InputError(f"question must be a string, got {type(question).__name__}")
+    question = question.strip()
+    if not question:
+        raise InputError("the question is empty")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InputError(f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}")
+    mode = state.get("mode") or "auto"
+    if mode not in MODES:
+        raise InputError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
+    for where, value in (("as_of", state.get("as_of")), ("context as_of", ctx.as_of)):
+        if value not in (None, "") and (not isinstance(value, str) or parse_date(value) is None):
+            raise InputError(f"{where}: {value!r} is not a date (use YYYY, YYYY-MM or YYYY-MM-DD)")
+    return question
+
+
 async def route_question(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     started = time.perf_counter()
-    question = state["question"].strip()
-    if not question:
-        raise InputError("the question is empty")
-    forced = state.get("mode", "auto")
+    question = check_input(dict(state), ctx)
+    forced = state.get("mode") or "auto"
     engine = engine_name(ctx)
     qclass, domains = classify(question)
     mode: Mode = pick_mode(question, engine == "llm")
