@@ -108,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default $CITEGRAPH_LLM_BASE_URL)")
     p.add_argument("--llm-model", help="model name (default $CITEGRAPH_LLM_MODEL); none: extractive engine")
-    p.add_argument("--llm-timeout", type=float, metavar="SECONDS", help="wait this long for one model call (default 120)")
+    p.add_argument(
+        "--llm-timeout", type=float, metavar="SECONDS", help="wait this long for one model call (default 120)"
+    )
     p.add_argument(
         "--llm-scope",
         choices=LLM_SCOPES,

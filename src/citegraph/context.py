@@ -236,7 +236,9 @@ class Context:
     temporal_weight: float = _knob(0.3, "Weight w of recency in s' = (1-w)s + w/(1+age/365), with --as-of.", (0, 1))
     # "recent" mode: a heavier temporal weight and, when enough passages fall in it, a date window.
     temporal_weight_recent: float = _knob(0.6, "The temporal weight in recent mode.", (0, 1))
-    recent_window_days: int = _knob(730, "Recent mode keeps passages this many days old at most, when enough are.", (1, 36500))
+    recent_window_days: int = _knob(
+        730, "Recent mode keeps passages this many days old at most, when enough are.", (1, 36500)
+    )
     fd_rerank: bool = _knob(False, "Rerank the top candidates by factual density (FD*).")
     cutoff: bool = _knob(True, "Adaptive score cutoff: drop candidates below mean - alpha x std.")
     cutoff_alpha: float = _knob(1.0, "The alpha of the adaptive cutoff.", (0, 5))

@@ -6,8 +6,8 @@ loop. One server for the module (it takes ~20 s to start)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import http.server
+import os
 import socket
 import subprocess
 import sys
@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -32,14 +33,14 @@ def _free_port() -> int:
 class _Recorder(http.server.BaseHTTPRequestHandler):
     """A host the operator never configured: it counts what reaches it."""
 
-    seen: list[tuple[str, str]] = []
+    seen: ClassVar[list[tuple[str, str]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         type(self).seen.append((self.path, self.headers.get("Authorization", "")))
         self.send_response(500)
         self.end_headers()
 
-    do_GET = do_POST  # noqa: N815
+    do_GET = do_POST
 
     def log_message(self, *args: object) -> None:
         pass
@@ -162,14 +163,16 @@ def test_a_client_cannot_redirect_the_model_or_the_corpus(server: str, attacker:
 def test_a_client_picks_a_corpus_by_name_among_the_operators(server: str):
     out = _run(server, {"question": "What is the vault code?"}, {"corpus": "vault"})
     assert "4417" in out["answer"]["answer"]
-    assert "unknown corpus 'elsewhere'" in _error(_run(server, {"question": "What is the vault code?"}, {"corpus": "elsewhere"}))
+    refused = _run(server, {"question": "What is the vault code?"}, {"corpus": "elsewhere"})
+    assert "unknown corpus 'elsewhere'" in _error(refused)
 
 
 def test_run_settings_out_of_bounds_and_bad_input_are_refused_by_name(server: str):
     assert "max_reconcile_rounds must be between 0 and 2" in _error(
         _run(server, {"question": "How tall is Mount Etna?"}, {"max_reconcile_rounds": 12})
     )
-    assert "k_dense must be a number" in _error(_run(server, {"question": "How tall is Mount Etna?"}, {"k_dense": "all"}))
+    etna = {"question": "How tall is Mount Etna?"}
+    assert "k_dense must be a number" in _error(_run(server, etna, {"k_dense": "all"}))
     assert '"question"' in _error(_run(server, {}))
     assert "question must be a string" in _error(_run(server, {"question": 5}))
     assert "unknown mode 'fast'" in _error(_run(server, {"question": "How tall is Mount Etna?", "mode": "fast"}))
