@@ -40,7 +40,7 @@ from citegraph.text.dates import parse_date, stated_date
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 3
+LOADERS_VERSION = 4
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 DEFAULT_TIER = "secondary"
@@ -378,16 +378,36 @@ _DATE_META = [
 ]
 
 
+_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d])|opacity\s*:\s*0(?![.\d])")
+
+
+def _is_hidden(tag: Any) -> bool:
+    if tag.attrs is None:
+        return False
+    return (
+        tag.has_attr("hidden")
+        or str(tag.get("aria-hidden", "")).lower() == "true"
+        or (tag.name == "input" and str(tag.get("type", "")).lower() == "hidden")
+        or bool(_HIDING_STYLE.search(str(tag.get("style", "")).lower()))
+    )
+
+
 def _html_text(html: str) -> tuple[str, dict[str, Any]]:
     """The blocks of an HTML page as text (headings as Markdown headings, code blocks with their line
     breaks) and what its head says (title, date)."""
-    from bs4 import BeautifulSoup
+    from bs4 import BeautifulSoup, Comment
 
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup(["script", "style", "noscript", "template", "svg", "nav", "footer"]):
         tag.decompose()
     for tag in soup.select(".system-message, .problematic, .headerlink, .copybtn"):
         tag.decompose()  # docutils' complaints about markup it does not know; Sphinx's ¶ links
+    # What a reader of the page never sees is not evidence: hidden text is where injected instructions
+    # and keyword stuffing live.
+    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        comment.extract()
+    for tag in soup.find_all(_is_hidden):
+        tag.decompose()
     for br in soup.find_all("br"):
         br.replace_with("\n")
     front: dict[str, Any] = {}
