@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", required=True, help="corpus folder (created if missing)")
     p.add_argument("--remove", action="store_true", help="drop the given documents instead")
     p.add_argument("--prune", action="store_true", help="also drop documents whose file under PATHS is gone")
+    p.add_argument(
+        "--replace", action="store_true", help="let a record replace a document of another file that has its id"
+    )
     p.add_argument("--chroma-url", help="keep vectors in a Chroma server, e.g. http://127.0.0.1:8000")
     p.add_argument("--sparse", choices=["bm25s", "rank-bm25"], help="BM25 backend (default bm25s)")
     p.add_argument("--section-tokens", type=int, default=c.section_tokens)
@@ -137,10 +140,16 @@ def _parse_where(items: list[str]) -> dict[str, Any] | None:
         if "=" not in item:
             raise InputError(f"--where {item!r}: use KEY=VALUE")
         k, v = item.split("=", 1)
+        if not k.strip():
+            raise InputError(f"--where {item!r}: the key is empty")
         try:
-            out[k] = json.loads(v)  # numbers and booleans compare as such
+            value = json.loads(v)  # numbers and booleans compare as such
         except json.JSONDecodeError:
-            out[k] = v
+            value = v
+        if value is None or isinstance(value, (list, dict)):
+            # Chroma compares scalars only; a list or null would fail deep inside it.
+            raise InputError(f"--where {item!r}: the value must be a string, number or true/false")
+        out[k] = value
     return out or None
 
 
@@ -158,6 +167,7 @@ def cmd_ingest(a: argparse.Namespace) -> int:
             sparse=a.sparse,
             chroma_url=a.chroma_url,
             prune=a.prune,
+            replace=a.replace,
             progress=not a.no_progress and sys.stderr.isatty(),
             batch_passages=a.batch,
         )
@@ -174,6 +184,10 @@ def cmd_ingest(a: argparse.Namespace) -> int:
         print(f"  passages: {r.passages_added} added, {r.passages_removed} removed  ({r.seconds:.1f} s)")
         for note in r.notes:
             print(f"  note: {note}")
+        for warning in r.warnings[:20]:
+            print(f"  warning: {warning}")
+        if len(r.warnings) > 20:
+            print(f"  … and {len(r.warnings) - 20} more warnings (use --json for all)")
         if r.ignored:
             print(f"  ignored {len(r.ignored)} file(s) of unsupported type, e.g. {r.ignored[0]}")
         if r.skipped:

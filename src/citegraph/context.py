@@ -170,8 +170,11 @@ class Deployment:
         default_factory=lambda: _env("CITEGRAPH_LLM_API_KEY", _env("OPENAI_API_KEY")), repr=False
     )
     llm_timeout_s: float = 120.0
+    # Retries of a rate-limited or failed (5xx) call; a timeout is never retried (it trips the breaker).
     llm_max_retries: int = 1
     llm_temperature: float = 0.0
+    # After a timeout or a refused connection, calls to the endpoint are skipped for this long.
+    llm_breaker_s: float = 60.0
 
     def __post_init__(self) -> None:
         if not self.corpora or "default" not in self.corpora:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import httpx
@@ -56,7 +58,7 @@ def chat_model(ctx: Context) -> Any | None:
             base_url=dep.llm_base_url,
             api_key=SecretStr(dep.llm_api_key or "not-needed"),
             timeout=dep.llm_timeout_s,
-            max_retries=dep.llm_max_retries,
+            max_retries=0,  # retries are _call's: a timeout is not retried, a rate limit is
             temperature=dep.llm_temperature,
             # Our own async HTTP client for this loop: langchain-openai's default one is shared by the
             # whole process and dies with the first loop ("Event loop is closed" on the next ask()).
@@ -70,17 +72,67 @@ def engine_name(ctx: Context) -> str:
     return "llm" if ctx.has_llm and ctx.llm_scope == "all" else "extractive"
 
 
+# Endpoints that timed out or refused a connection lately (circuit breaker): until this long has
+# passed, calls to them are skipped at once. A hanging server cost 120 s × 2 attempts at every stage
+# of a question (1,294 s for one); now it costs one timeout per run, and a server process does not
+# wait on it again for each question in the window.
+_tripped: dict[tuple[str | None, str | None], float] = {}
+
+
+def _reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+
+
+def _dead(exc: BaseException) -> bool:
+    """A timeout or a connection that failed: the endpoint is not answering (not a bad request)."""
+    import openai
+
+    return isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, TimeoutError, httpx.TransportError))
+
+
+def _retryable(exc: BaseException) -> bool:
+    import openai
+
+    return isinstance(exc, openai.RateLimitError) or (isinstance(exc, openai.APIStatusError) and exc.status_code >= 500)
+
+
+async def _call(ctx: Context, invoke: Callable[[], Awaitable[Any]]) -> tuple[Any, str | None]:
+    """Run one model call through the breaker: (result, None) or (None, why it failed). Timeouts and
+    dead connections are not retried (they trip the breaker); rate limits and server errors are, up to
+    llm_max_retries times."""
+    dep = ctx.deployment
+    key = (dep.llm_base_url, dep.llm_model)
+    since = _tripped.get(key)
+    if since is not None and time.monotonic() - since < dep.llm_breaker_s:
+        ago = time.monotonic() - since
+        return (
+            None,
+            f"skipped: the model endpoint stopped answering {ago:.0f} s ago (retried after {dep.llm_breaker_s:.0f} s)",
+        )
+    for attempt in range(dep.llm_max_retries + 1):
+        try:
+            result = await invoke()
+        except Exception as exc:  # network, HTTP, timeout, parse errors: all mean "use the fallback"
+            if _dead(exc):
+                _tripped[key] = time.monotonic()
+            elif _retryable(exc) and attempt < dep.llm_max_retries:
+                await asyncio.sleep(0.5 * 2**attempt)
+                continue
+            log.warning("model call failed (%s); falling back to the extractive engine", _reason(exc))
+            return None, _reason(exc)
+        _tripped.pop(key, None)
+        return result, None
+    return None, "no attempt left"  # not reached: the loop returns
+
+
 async def structured_call(ctx: Context, schema: type[T], prompt: str) -> tuple[T | None, str | None]:
     """Ask the model for an instance of `schema`. Returns (result, None) or (None, why it failed)."""
     model = chat_model(ctx)
     if model is None:
         return None, None
-    try:
-        runnable = model.with_structured_output(schema, method="function_calling")
-        result = await runnable.ainvoke(prompt)
-    except Exception as exc:  # network, HTTP, timeout, parse errors: all mean "use the fallback"
-        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
-        log.warning("model call failed (%s); falling back to the extractive engine", reason)
+    runnable = model.with_structured_output(schema, method="function_calling")
+    result, reason = await _call(ctx, lambda: runnable.ainvoke(prompt))
+    if reason is not None:
         return None, reason
     if result is None:
         return None, "the model returned no parsable output"
@@ -96,10 +148,9 @@ async def text_call(ctx: Context, prompt: str) -> tuple[str | None, str | None]:
     model = chat_model(ctx)
     if model is None:
         return None, None
-    try:
-        msg = await model.ainvoke(prompt)
-    except Exception as exc:
-        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+    msg, reason = await _call(ctx, lambda: model.ainvoke(prompt))
+    if reason is not None:
+        return None, reason
     text = msg.content if isinstance(msg.content, str) else str(msg.content)
     return (text.strip() or None), (None if text.strip() else "empty reply")
 
@@ -116,10 +167,10 @@ async def yes_probability(ctx: Context, prompt: str) -> tuple[float | None, str 
     model = chat_model(ctx)
     if model is None:
         return None, None
-    try:
-        msg = await model.bind(logprobs=True, top_logprobs=20, max_tokens=1).ainvoke(prompt)
-    except Exception as exc:
-        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+    bound = model.bind(logprobs=True, top_logprobs=20, max_tokens=1)
+    msg, reason = await _call(ctx, lambda: bound.ainvoke(prompt))
+    if reason is not None:
+        return None, reason
     content = (msg.response_metadata.get("logprobs") or {}).get("content") or []
     mass = {"yes": 0.0, "no": 0.0}
     for alt in content[0].get("top_logprobs", []) if content else []:

@@ -161,6 +161,9 @@ class Answer(BaseModel):
         default_factory=dict, description="Every judge's score computed for this question (lexical, reader, model)"
     )
     searched: list[str] = Field(default_factory=list, description="What was searched, for an abstention")
+    warnings: list[str] = Field(
+        default_factory=list, description="Retrieved passages that read as instructions to a model (not used)"
+    )
     engine: str = "extractive"
     timings_ms: dict[str, float] = Field(default_factory=dict)
     fallbacks: list[str] = Field(default_factory=list)
@@ -180,6 +183,8 @@ class Answer(BaseModel):
                 date = f", {r.date}" if r.date else ""
                 quote = " ".join(r.quote.split())
                 lines.append(f'[{r.n}] {r.title or r.doc_id}{date} ({r.doc_id}, {r.locator}): "{quote}"')
+        if self.warnings:
+            lines += ["", "Warnings"] + [f"- {w}" for w in self.warnings]
         if self.contradictions:
             lines += ["", "Conflicts"]
             for c in self.contradictions:

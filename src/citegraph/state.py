@@ -66,6 +66,7 @@ class State(InputState):
     reconcile_rounds: int
     max_reconcile_rounds: int
     pending_queries: list[SubQuery]  # the targeted queries of the current reconcile round
+    warnings: Annotated[list[str], merge_ids]  # passages that address the reader (text/injection.py)
     answer: Answer
     trace: Annotated[list[TraceEvent], operator.add]
 

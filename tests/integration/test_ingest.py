@@ -107,7 +107,7 @@ def test_skipped_files_do_not_stop_the_rest(tmp_path: Path, doc_folder: Path, em
     report = json.loads(proc.stdout)
     assert report["documents_added"] == 4
     assert {Path(s["source"]).name: s["reason"] for s in report["skipped"]} == {
-        "blob.txt": "binary or undecodable file (not UTF-8 text)",
+        "blob.txt": "binary or undecodable file (not text in any encoding found)",
         "empty.txt": "empty file",
     }
 
@@ -215,6 +215,23 @@ def test_the_same_records_in_another_file_are_not_stored_twice(tmp_path: Path, e
     assert len(assert_consistent(corpus, embedder)) == 3
 
 
+def test_an_id_that_another_file_holds_is_refused_unless_replace(tmp_path: Path, embedder):
+    (tmp_path / "a.jsonl").write_text(json.dumps({"_id": "r1", "text": "The tide was 3 metres at noon."}) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps({"_id": "r1", "text": "The wind was 40 knots at dusk."}) + "\n")
+    corpus = tmp_path / "c"
+    ingest([tmp_path / "a.jsonl"], corpus, embedder=embedder)
+    clash = ingest([tmp_path / "b.jsonl"], corpus, embedder=embedder)
+    (why,) = clash.skipped
+    assert not clash.ok and "already belongs to" in why.reason and "--replace" in why.reason
+    assert clash.documents_updated == 0
+    with Corpus.open(corpus, embedder.identity.as_dict()) as c:
+        assert "tide" in c.ledger.get_document("r1").text  # the first file's document is kept
+    # Reported again on the next run (a file whose only record was skipped is not "ingested").
+    assert not ingest([tmp_path / "b.jsonl"], corpus, embedder=embedder).ok
+    replaced = ingest([tmp_path / "b.jsonl"], corpus, embedder=embedder, replace=True)
+    assert replaced.ok and replaced.documents_updated == 1
+
+
 def test_a_loader_upgrade_reads_every_file_again(tmp_path: Path, embedder):
     from citegraph.ingest.loaders import LOADERS_VERSION
     from citegraph.store.corpus import read_manifest, write_manifest
@@ -230,3 +247,45 @@ def test_a_loader_upgrade_reads_every_file_again(tmp_path: Path, embedder):
     r = ingest([tmp_path / "d"], corpus, embedder=embedder)
     assert r.files_unchanged == 0 and r.documents_unchanged == 1  # read again, same text: not re-embedded
     assert read_manifest(corpus).loaders == LOADERS_VERSION
+
+
+def test_bad_corpus_folders_and_leftovers(tmp_path: Path, doc_folder: Path, embedder, monkeypatch):
+    from citegraph.store.corpus import CorpusError, lock_for_ingest
+
+    # A regular file given as the corpus: a clear error (exit status 2), nothing written.
+    not_a_folder = tmp_path / "notes.txt"
+    not_a_folder.write_text("keep me")
+    proc = run_cli("ingest", str(doc_folder), "--corpus", str(not_a_folder))
+    assert proc.returncode == 2 and "is a file, not a corpus folder" in proc.stderr
+    assert not_a_folder.read_text() == "keep me"
+    # A second ingest is refused before it loads the embedder (which takes minutes on a busy machine).
+    corpus = tmp_path / "corpus"
+    held = lock_for_ingest(corpus)
+    import citegraph.ingest.pipeline as pipeline
+
+    def no_embedder():
+        raise AssertionError("the embedder was loaded before the lock was tried")
+
+    monkeypatch.setattr(pipeline, "get_embedder", no_embedder)
+    with pytest.raises(CorpusError, match="another `citegraph ingest`"):
+        ingest([doc_folder], corpus)
+    held.close()
+    monkeypatch.undo()
+    # What a save killed half-way left beside the index is cleaned by the next save.
+    ingest([doc_folder], corpus, embedder=embedder)
+    stale = corpus / "index.tmp999999999"
+    stale.mkdir()
+    (doc_folder / "more.txt").write_text("A new file makes the index be saved again.\n")
+    ingest([doc_folder], corpus, embedder=embedder)
+    assert not stale.exists() and (corpus / "index").is_dir()
+
+
+def test_links_that_lead_nowhere_or_loop_are_reported(tmp_path: Path, doc_folder: Path):
+    from citegraph.ingest.loaders import discover
+
+    (doc_folder / "gone.txt").symlink_to(tmp_path / "deleted.txt")
+    (doc_folder / "again").symlink_to(doc_folder)
+    files, problems, _ = discover([doc_folder])
+    reasons = {Path(p.source).name: p.reason for p in problems}
+    assert "broken symbolic link" in reasons["gone.txt"] and "loops back" in reasons["again"]
+    assert files and all(f.parent == doc_folder for f in files)

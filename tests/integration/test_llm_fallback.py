@@ -18,10 +18,14 @@ from citegraph.ingest.pipeline import ingest
 class _Handler(BaseHTTPRequestHandler):
     mode = "error"
     calls = 0
+    release = threading.Event()
 
     def do_POST(self):
         type(self).calls += 1
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.mode == "hang":  # accepts the request and never answers
+            type(self).release.wait(60)
+            return
         if self.mode == "error":
             self.send_response(500)
             self.end_headers()
@@ -62,7 +66,9 @@ def bad_endpoint():
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    _Handler.release.set()  # let hanging handlers go, so that shutdown does not wait on them
     server.shutdown()
+    _Handler.release.clear()
 
 
 @pytest.mark.parametrize("mode", ["error", "garbage"])
@@ -97,3 +103,15 @@ def test_judge_scope_asks_the_model_once_and_reads_a_plain_no(bad_endpoint, doc_
     assert _Handler.calls == 1, "only the judge asks the model"
     assert answer.fallbacks == []
     assert answer.abstained and answer.support_source == "model" and answer.support == 0.0
+
+
+def test_a_hanging_model_costs_one_timeout_per_run(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls = "hang", 0
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", llm_timeout_s=3)
+    # route's call timed out (one request, not retried); every later stage skipped the endpoint at once,
+    # so the run waited for one timeout, not one or two per stage.
+    assert _Handler.calls == 1 and not answer.abstained and "3,357" in answer.answer
+    assert any("Timeout" in f for f in answer.fallbacks) and any("skipped" in f for f in answer.fallbacks)

@@ -183,3 +183,20 @@ def test_dates_come_from_the_text_before_file_metadata(tmp_path: Path):
     q = write_pdf(tmp_path / "d.pdf", ["A manual", "Last updated: 2019-04-02"])
     (doc,) = load_file(q).docs
     assert (doc.date, doc.metadata["date_source"]) == ("2019-04-02", "text")
+
+
+def test_files_not_in_utf8_are_read_and_say_how(tmp_path: Path):
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("Le café coûte trois euros à Montréal, été comme hiver, dit-on là-bas.\n".encode("latin-1"))
+    loaded = load_file(latin)
+    (doc,) = loaded.docs
+    assert "café coûte" in doc.text and "Montréal" in doc.text
+    assert loaded.notes and "not UTF-8: read as" in loaded.notes[0] and doc.metadata["encoding"]
+    broken = tmp_path / "broken.txt"
+    broken.write_bytes("Zürich has 420,000 people. Ökonomie. ".encode() * 20 + b"One bad byte: \xff.\n")
+    loaded = load_file(broken)
+    (doc,) = loaded.docs
+    assert "Zürich" in doc.text and "\ufffd" in doc.text and "1 invalid UTF-8" in loaded.notes[0]
+    clean = tmp_path / "clean.txt"
+    clean.write_text("Plain UTF-8: naïve café.\n")
+    assert load_file(clean).notes == []

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -81,6 +82,7 @@ class LoadedFile:
     path: Path
     docs: list[SourceDoc]
     skipped: list[Skipped]
+    notes: list[str] = field(default_factory=list)  # e.g. the encoding a non-UTF-8 file was read in
 
 
 def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Skipped], list[Path]]:
@@ -97,17 +99,29 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Skipped], li
     for raw in paths:
         p = Path(raw).expanduser()
         if not p.exists():
-            problems.append(Skipped(str(raw), "no such file or folder"))
+            broken = f"a broken symbolic link (to {os.readlink(p)})" if p.is_symlink() else "no such file or folder"
+            problems.append(Skipped(str(raw), broken))
             continue
         if p.is_dir():
             for f in sorted(p.rglob("*")):
-                if not f.is_file() or any(part.startswith(".") for part in f.relative_to(p).parts):
+                if any(part.startswith(".") for part in f.relative_to(p).parts):
                     continue
-                (files if f.suffix.lower() in SUPPORTED else ignored).append(f)
+                if f.is_symlink() and not f.exists():
+                    problems.append(Skipped(str(f), f"a broken symbolic link (to {os.readlink(f)})"))
+                elif f.is_symlink() and f.is_dir():
+                    # Folder links are not walked into (one can loop back to where it sits); say so.
+                    target = f.resolve()
+                    if f.parent.resolve().is_relative_to(target):
+                        problems.append(Skipped(str(f), f"a symbolic link that loops back to {target}; not followed"))
+                    else:
+                        problems.append(Skipped(str(f), f"a symbolic link to a folder, not followed: name {target}"))
+                elif f.is_file():
+                    (files if f.suffix.lower() in SUPPORTED else ignored).append(f)
         elif p.suffix.lower() in SUPPORTED:
             files.append(p)
         else:
             problems.append(Skipped(str(raw), f"unsupported file type {p.suffix or '(none)'}"))
+    problems = list({(s.source, s.reason): s for s in problems}.values())  # a link named twice: once
     unique = []
     for f in files:
         r = f.resolve()
@@ -125,6 +139,8 @@ def file_doc_id(path: Path) -> str:
 
 def load_file(path: Path) -> LoadedFile:
     suffix = path.suffix.lower()
+    notes: list[str] = []
+    encoding: str | None = None
     try:
         if suffix == ".jsonl":
             return _load_jsonl(path)
@@ -134,9 +150,11 @@ def load_file(path: Path) -> LoadedFile:
             doc_or_skip = _load_docx(path)
         else:
             data = path.read_bytes()
-            text = _decode(data)
+            text, encoding, how = _decode(data)
+            if how:
+                notes.append(f"{path}: {how}")
             if text is None:
-                doc_or_skip = Skipped(str(path), "binary or undecodable file (not UTF-8 text)")
+                doc_or_skip = Skipped(str(path), "binary or undecodable file (not text in any encoding found)")
             elif suffix in {".html", ".htm"}:
                 doc_or_skip = _load_html(path, text)
             elif suffix in {".md", ".markdown"}:
@@ -148,22 +166,44 @@ def load_file(path: Path) -> LoadedFile:
     except OSError as exc:
         doc_or_skip = Skipped(str(path), f"unreadable: {exc.strerror or exc}")
     if isinstance(doc_or_skip, Skipped):
-        return LoadedFile(path, [], [doc_or_skip])
-    return LoadedFile(path, [doc_or_skip], [])
+        return LoadedFile(path, [], [doc_or_skip], notes)
+    if notes and encoding:
+        doc_or_skip.metadata.setdefault("encoding", encoding)
+    return LoadedFile(path, [doc_or_skip], [], notes)
 
 
 # -- text formats ---------------------------------------------------------------------------------
-def _decode(data: bytes) -> str | None:
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+
+
+_COMMON_ENCODINGS = ("cp1252", "iso8859_15", "latin_1", "utf_16", "cp1251", "shift_jis", "gb18030", "euc_kr")
+
+
+def _decode(data: bytes) -> tuple[str | None, str | None, str | None]:
+    """The text, its encoding and, when it was not clean UTF-8, how it was read (reported, so no file turns into
+    mojibake without a word). UTF-8 with a few bad bytes keeps its UTF-8 and marks the bad bytes;
+    anything else is read in the encoding charset-normalizer finds, or not at all."""
     if b"\x00" in data[:8192]:
-        return None
+        return None, None, None
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), "utf-8", None
     except UnicodeDecodeError:
         pass
+    replaced = data.decode("utf-8", errors="replace")
+    bad = replaced.count("\ufffd")
+    if _UTF8_SEQUENCE.search(data) and bad <= max(3, len(data) // 1000):
+        return replaced, "utf-8", f"{bad} invalid UTF-8 byte sequence(s) replaced by U+FFFD"
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
-    return str(best) if best is not None else None
+    matches = list(from_bytes(data))
+    if not matches:
+        return None, None, None
+    # Short texts fit many code pages equally well (a French line reads as cp775 as cleanly as cp1252):
+    # among the cleanest readings, take the most common legacy encoding of documents.
+    cleanest = min(m.chaos for m in matches)
+    tied = [m for m in matches if m.chaos <= cleanest + 0.01]
+    best = next((m for enc in _COMMON_ENCODINGS for m in tied if m.encoding == enc), tied[0])
+    return str(best), best.encoding, f"not UTF-8: read as {best.encoding}"
 
 
 def _normalise(text: str) -> str:
@@ -378,7 +418,9 @@ _DATE_META = [
 ]
 
 
-_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d])|opacity\s*:\s*0(?![.\d])")
+_HIDING_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d])|opacity\s*:\s*0(?![.\d])"
+)
 
 
 def _is_hidden(tag: Any) -> bool:

@@ -29,10 +29,11 @@ from citegraph.embed import Embedder, get_embedder
 from citegraph.ingest.chunking import chunk_text, page_of
 from citegraph.ingest.density import fd_raw_spans
 from citegraph.ingest.loaders import LOADERS_VERSION, Skipped, SourceDoc, discover, load_file
-from citegraph.store.corpus import Corpus, write_manifest
+from citegraph.store.corpus import Corpus, lock_for_ingest, write_manifest
 from citegraph.store.ledger import ChunkRow, DocRow, SectionRow, StagedDoc
 from citegraph.text.claims import claims
 from citegraph.text.dates import date_to_int, parse_date
+from citegraph.text.injection import passage_warning
 from citegraph.text.sentences import document_sentences
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,9 @@ class IngestReport:
     skipped: list[Skipped] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Documents holding text addressed to a model ("SYSTEM: …", "ignore previous instructions"): stored,
+    # since they are what the file says, but flagged (text/injection.py).
+    warnings: list[str] = field(default_factory=list)
     documents_total: int = 0
     passages_total: int = 0
     seconds: float = 0.0
@@ -208,7 +212,7 @@ class Ingestor:
             self.report.restored_vectors = len(missing)
 
     # -- ingest -------------------------------------------------------------------------------
-    def ingest(self, paths: Iterable[str | Path], prune: bool = False) -> None:
+    def ingest(self, paths: Iterable[str | Path], prune: bool = False, replace: bool = False) -> None:
         files, problems, ignored = discover(paths)
         self.report.skipped += problems
         self.report.ignored += [str(p) for p in ignored]
@@ -232,22 +236,46 @@ class Ingestor:
                     seen.setdefault(doc_id, path)
                 continue
             loaded = load_file(f)
-            self.report.skipped += loaded.skipped
+            # Everything skipped in this file, its records' clashes too: a file with any is read (and
+            # reported) again next time, never recorded as ingested.
+            problems = list(loaded.skipped)
+            self.report.notes += loaded.notes
             fresh: list[SourceDoc] = []
             for doc in loaded.docs:
                 if doc.doc_id in seen:
-                    self.report.skipped.append(
+                    problems.append(
                         Skipped(doc.source, f"duplicate document id {doc.doc_id!r} (first in {seen[doc.doc_id]})")
                     )
                     continue
                 seen[doc.doc_id] = path
                 state = ledger.doc_state(doc.doc_id)
+                if (
+                    state
+                    and state[1] == "live"
+                    and state[2] != path
+                    and state[0] != doc.content_hash
+                    and Path(state[2]).exists()
+                    and not replace
+                ):
+                    # Another file, still there, holds a different document under this id (two JSONL
+                    # files reusing "_id"s): replacing it silently would lose that document.
+                    problems.append(
+                        Skipped(
+                            doc.source,
+                            f"document id {doc.doc_id!r} already belongs to {state[2]}; give the record another "
+                            "id, or pass --replace to replace that document",
+                        )
+                    )
+                    continue
                 if state and state[0] == doc.content_hash and state[1] == "live":
                     if state[2] != path:  # moved or copied to another file: the text is stored already
                         ledger.move_document(doc.doc_id, path)
                     self.report.documents_unchanged += 1
                     continue
                 fresh.append(doc)
+                flagged = passage_warning(f"{doc.title}\n{doc.text}", doc.title, doc.doc_id)
+                if flagged:
+                    self.report.warnings.append(f"{path}: {flagged}")
             # Records that vanished from a file that loaded cleanly are removed; if some records were
             # unreadable we cannot tell a deleted record from a damaged one, so nothing is removed.
             if loaded.docs and not loaded.skipped:
@@ -260,9 +288,10 @@ class Ingestor:
                 rows.doc.path = path
                 work.append(_Work(doc, path, rows, ledger.doc_state(doc.doc_id) is not None))
             file_docs[path] = len(staged)
-            if not loaded.skipped:  # a file with errors is read again next time (and reported again)
+            self.report.skipped += problems
+            if not problems:  # a file with errors is read again next time (and reported again)
                 file_stats[path] = stat
-            if not staged and not loaded.skipped:
+            if not staged and not problems:
                 ledger.record_source(path, *stat, len(loaded.docs))
         if prune:
             roots = [Path(p).expanduser().resolve() for p in paths]
@@ -384,8 +413,15 @@ def _open(
     embedder: Embedder | None,
     stem: bool,
 ) -> tuple[Corpus, Embedder]:
-    emb = embedder or get_embedder()
-    corpus = Corpus.open_for_ingest(corpus_dir, emb.identity.as_dict(), chunking, sparse, chroma_url, stem=stem)
+    lock = lock_for_ingest(corpus_dir)  # a second ingest is refused before the embedder loads
+    try:
+        emb = embedder or get_embedder()
+        corpus = Corpus.open_for_ingest(
+            corpus_dir, emb.identity.as_dict(), chunking, sparse, chroma_url, stem=stem, lock=lock
+        )
+    except BaseException:
+        lock.close()
+        raise
     return corpus, emb
 
 
@@ -398,6 +434,7 @@ def ingest(
     chroma_url: str | None = None,
     embedder: Embedder | None = None,
     prune: bool = False,
+    replace: bool = False,
     progress: bool = False,
     stem: bool = True,
     batch_passages: int = BATCH_PASSAGES,
@@ -411,7 +448,7 @@ def ingest(
         run.recover()
         if on_start:
             on_start(run)
-        run.ingest(paths, prune=prune)
+        run.ingest(paths, prune=prune, replace=replace)
         if corpus.manifest.loaders != LOADERS_VERSION:
             corpus.manifest.loaders = LOADERS_VERSION
             write_manifest(corpus.dir, corpus.manifest)

@@ -12,6 +12,7 @@ from citegraph.nodes import trace, with_trace
 from citegraph.prompts import ABSTAIN
 from citegraph.schemas import Answer
 from citegraph.state import State, resolved_mode
+from citegraph.text.injection import source_label
 
 
 def reason(state: State, ctx: Context) -> str:
@@ -28,19 +29,19 @@ def reason(state: State, ctx: Context) -> str:
     if not state.get("supported"):
         return (
             f"the closest fact (relevance {best.relevance:.2f}, below {ctx.min_fact_relevance:.2f}) does not "
-            f"bear on the question: “{best.text[:160]}” ({best.title or best.doc_id})"
+            f"bear on the question: “{best.text[:160]}” ({source_label(best.title, best.doc_id)})"
         )
     judge = state.get("support_source")
     if judge in ("model", "reader"):
         return (
             f"the {judge} judged the passages not to state the answer (probability {state.get('support', 0.0):.2f}, "
             f"below {state.get('abstain_threshold', ctx.abstain_threshold):.2f}; closest: “{best.text[:160]}”, "
-            f"{best.title or best.doc_id})"
+            f"{source_label(best.title, best.doc_id)})"
         )
     return (
         f"the best support for an answer is {state.get('support', 0.0):.2f}, below the threshold "
         f"{state.get('abstain_threshold', ctx.abstain_threshold):.2f}: the passages found are on the topic but "
-        f"do not state what is asked (closest: “{best.text[:160]}”, {best.title or best.doc_id})"
+        f"do not state what is asked (closest: “{best.text[:160]}”, {source_label(best.title, best.doc_id)})"
     )
 
 
@@ -52,7 +53,7 @@ def searched(state: State) -> list[str]:
         docs = {e.doc_id for e in evidence}
         top = max(evidence, key=lambda e: e.scores.get("final", 0.0))
         out.append(
-            f"{len(evidence)} passages from {len(docs)} documents; best: {top.title or top.doc_id} "
+            f"{len(evidence)} passages from {len(docs)} documents; best: {source_label(top.title, top.doc_id)} "
             f"(score {top.scores.get('final', 0.0):.2f})"
         )
     return out
@@ -77,6 +78,7 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         support_source=state.get("support_source", "lexical"),
         support_parts=state.get("support_parts", {}),
         gaps=state.get("gaps", []),
+        warnings=state.get("warnings", []),
         engine=state.get("engine", "extractive"),
     )
     event = trace("abstain", "extractive", started, None, why[:120])

@@ -35,9 +35,11 @@ from citegraph.text.conflicts import (
     same_subject,
     similarity,
 )
+from citegraph.text.injection import source_label
 
 # A fact outweighs another when its weight is higher by at least this much.
 CLEAR_MARGIN = 0.05
+TIER_RANK = {"primary": 2, "secondary": 1, "tertiary": 0}
 
 
 def severity(c: Conflict, a: Fact, b: Fact, ctx: Context) -> Severity:
@@ -68,18 +70,20 @@ def why_heavier(w: Fact, loser: Fact) -> str:
 
 
 def corroboration(value: str, fact: Fact, others: list[Fact]) -> int:
-    """How many other passages state the same value on the same point: a statement of the same
+    """How many other documents state the same value on the same point: a statement of the same
     subject, worded much like this one, that holds the value and does not contradict it."""
-    n = 0
+    # Independent sources: a document repeating itself, or a passage of either side's own
+    # document, is not agreement.
+    docs: set[str] = set()
     for o in others:
-        if o.chunk_id == fact.chunk_id or value.lower() not in o.text.lower():
+        if o.doc_id == fact.doc_id or o.doc_id in docs or value.lower() not in o.text.lower():
             continue
         if not same_subject(fact.title, o.title) or similarity(fact.text, o.text) < ALIGNED:
             continue
         c = compare(fact.text, o.text, fact.title, o.title)
         if c is None or value.lower() not in " ".join(c.values).lower():
-            n += 1
-    return n
+            docs.add(o.doc_id)
+    return len(docs)
 
 
 def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int, max_rounds: int) -> Contradiction:
@@ -90,14 +94,20 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
             update={
                 "resolved": True,
                 "winner": w.id,
-                "resolution": f"{how}: kept “{w.text}” ({w.title or w.doc_id}) over "
-                f"“{loser.text}” ({loser.title or loser.doc_id})",
+                "resolution": f"{how}: kept “{w.text}” ({source_label(w.title, w.doc_id)}) over "
+                f"“{loser.text}” ({source_label(loser.title, loser.doc_id)})",
             }
         )
 
     heavier, lighter = (a, b) if a.weight >= b.weight else (b, a)
     margin = heavier.weight - lighter.weight
+    ra, rb = TIER_RANK.get(a.source_tier, 1), TIER_RANK.get(b.source_tier, 1)
     if con.severity == "minor":
+        if ra != rb:  # even a detail is not settled against the better source by weight (recency in it)
+            w, loser = (a, b) if ra > rb else (b, a)
+            return won(
+                w, loser, f"minor, settled by source tier, a {w.source_tier} source over a {loser.source_tier} one"
+            )
         return won(
             heavier,
             lighter,
@@ -110,6 +120,16 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
             w, loser = (a, b) if ca > cb else (b, a)
             return won(w, loser, f"corroborated by {max(ca, cb)} other passage(s) against {min(ca, cb)}")
     if rounds >= max_rounds:
+        # Tier before recency: a date is what a document claims for itself, so a newer secondary page
+        # does not overrule a primary source (a poisoned page need only claim to be recent).
+        if ra != rb:
+            w, loser = (a, b) if ra > rb else (b, a)
+            dated_later = " (the other is dated later)" if (loser.trusted_date or "") > (w.trusted_date or "") else ""
+            return won(
+                w,
+                loser,
+                f"settled by source tier, a {w.source_tier} source over a {loser.source_tier} one{dated_later}",
+            )
         # Dated sources that still disagree after the targeted retrieval: the later one supersedes
         # the earlier (figures get revised, counts go up); the resolution says so, so a reader can
         # disagree with the rule.

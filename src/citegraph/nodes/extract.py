@@ -34,6 +34,7 @@ from citegraph.state import ExtractTask
 from citegraph.text import answerability as ans
 from citegraph.text.claims import MAX_CLAIM_CHARS, Claim, claims, score_claim
 from citegraph.text.dates import date_to_int, parse_date
+from citegraph.text.injection import instruction_reason, passage_warning
 
 # Claims read closely (embedded: ~8 ms a sentence on two cores) per passage: the lexically best
 # ones; a sentence sharing none of the question's rarer terms rarely wins on meaning alone.
@@ -121,7 +122,11 @@ def candidate_claims(question: str, text: str) -> list[Claim]:
     """The passage's claims that may answer: statements, not questions; prose, unless the question
     asks for code (then option lists and code lines too)."""
     code = ans.answer_type(question) == "code"
-    return [c for c in claims(text) if not c.question and (c.kind == "prose" or (code and c.kind != "markup"))]
+    return [
+        c
+        for c in claims(text)
+        if not c.question and (c.kind == "prose" or (code and c.kind != "markup")) and not instruction_reason(c.text)
+    ]
 
 
 # A changelog states a release's number (or date) once, in the line its entries sit under.
@@ -232,6 +237,10 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
                 scored = [(c, rel, typed, None) for c, rel, typed in by_model]
     if scored is None:
         scored = await asyncio.to_thread(extractive_facts, question, ev, idf, ctx.facts_per_passage)
+    # Documents are evidence, never instructions: a sentence addressed to the reader is not a fact,
+    # whichever engine picked it (a pronoun's antecedent may have brought one in).
+    scored = [s for s in scored if not instruction_reason(s[0].text) and not (s[3] and instruction_reason(s[3].text))]
+    warning = passage_warning(ev.text, ev.title, ev.doc_id)
     facts = []
     for c, rel, typed, head in scored:
         fact = make_fact(ev, c, rel, typed, weight)
@@ -243,5 +252,6 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
     return {
         "facts": facts,
         "extracted": [ev.chunk_id],
+        "warnings": [warning] if warning else [],
         "trace": [trace("extract", state["engine"], started, fallback, f"{ev.chunk_id}: {len(facts)} facts")],
     }

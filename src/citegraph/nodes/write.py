@@ -29,6 +29,7 @@ from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, 
 from citegraph.state import State, resolved_mode
 from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_numbers
+from citegraph.text.injection import source_label
 from citegraph.text.tokens import tokenize
 
 _MARK = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
@@ -113,7 +114,9 @@ def extractive_plan(
 
 
 def source_name(f: Fact) -> str:
-    return f"{f.title or f.doc_id}" + (f" ({f.date[:10]})" if f.date else "")
+    """A document as the answer text names it: its title is the document's to choose, so it is cleaned
+    and quoted (text/injection.py), like any text taken from a document."""
+    return source_label(f.title, f.doc_id) + (f" ({f.date[:10]})" if f.date else "")
 
 
 def _with_marks(text: str, marks: list[int]) -> str:
@@ -198,6 +201,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         "support_source": state.get("support_source", "lexical"),
         "support_parts": state.get("support_parts", {}),
         "gaps": state.get("gaps", []),
+        "warnings": state.get("warnings", []),
     }
     if state["mode"] == "direct":
         text, fallback = await text_call(ctx, DIRECT.format(question=question))

@@ -30,6 +30,22 @@ class CorpusError(Exception):
     """A corpus that cannot be used as asked; the message says why and what to do."""
 
 
+def lock_for_ingest(directory: str | Path) -> Any:
+    """Take the corpus folder's ingest lock (creating the folder), or fail at once if another ingest
+    holds it: before anything slow, such as loading the embedder. Returns the open lock file."""
+    d = Path(directory)
+    if d.exists() and not d.is_dir():
+        raise CorpusError(f"{d} is a file, not a corpus folder: give --corpus a folder (new or made by ingest)")
+    d.mkdir(parents=True, exist_ok=True)
+    lock_fh = (d / ".lock").open("w")
+    try:
+        fcntl.flock(lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        lock_fh.close()
+        raise CorpusError(f"another `citegraph ingest` is writing to {d}; wait for it to finish") from exc
+    return lock_fh
+
+
 @dataclass
 class Manifest:
     embedder: dict[str, Any]
@@ -110,15 +126,11 @@ class Corpus:
         sparse_backend: str | None,
         chroma_url: str | None,
         stem: bool = True,
+        lock: Any = None,
     ) -> Corpus:
+        """The corpus opened for writing, under its ingest lock (`lock`, if the caller took it first)."""
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        lock_fh = (d / ".lock").open("w")
-        try:
-            fcntl.flock(lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            lock_fh.close()
-            raise CorpusError(f"another `citegraph ingest` is writing to {d}; wait for it to finish") from exc
+        lock_fh = lock if lock is not None else lock_for_ingest(d)
         m = read_manifest(d)
         if m is None:
             collection = (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +65,27 @@ def build(ledger: Ledger, backend: str, stem: bool, weights: dict[str, float] | 
     return CorpusIndex(generation, table, sparse, stats)
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def remove_stale(folder: Path) -> None:
+    """Remove what a save killed half-way left beside the index (`index.tmp<pid>`, `index.old<pid>`)
+    when that process is gone: otherwise it stays for good."""
+    for p in folder.parent.glob(f"{folder.name}.*"):
+        m = re.fullmatch(rf"{re.escape(folder.name)}\.(tmp|old)(\d+)", p.name)
+        if m and int(m.group(2)) != os.getpid() and not _pid_alive(int(m.group(2))):
+            shutil.rmtree(p, ignore_errors=True)
+
+
 def save(index: CorpusIndex, folder: Path) -> None:
+    remove_stale(folder)
     tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
-from citegraph.text.claims import extract_numbers
+from citegraph.text.claims import extract_entities, extract_numbers
 from citegraph.text.tokens import STOPWORDS, tokenize
 
 Kind = Literal["number", "version", "date", "entity", "polarity", "wording"]
@@ -152,6 +152,20 @@ def same_subject(title_a: str, title_b: str) -> bool:
     return a <= b or b <= a
 
 
+def named_in_both(a: str, b: str, title_a: str, title_b: str) -> list[str]:
+    """Whether both statements name one subject that a document's title is about ("The Eiffel Tower is
+    330 metres tall" in "The Eiffel Tower (official site)" and "… 42 metres tall" in a page whose title
+    says something else): then the titles' disagreement does not make them two subjects. A title is the
+    document's to choose; a poisoned one must not hide a disagreement. Returns the subject's words."""
+    titled = subject_words(title_a) | subject_words(title_b)
+    named_b = {e.lower() for e in extract_entities(b)}
+    for e in extract_entities(a):
+        words = subject_words(e)
+        if e.lower() in named_b and words and words <= titled:
+            return sorted(words)
+    return []
+
+
 _SCALES = frozenset("thousand million billion trillion percent per cent".split())
 
 
@@ -237,7 +251,8 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     """The disagreement between two statements, or None if they agree, are silent on each other's
     point, or are about different things (see the module docstring). The titles are those of the
     statements' documents."""
-    if not same_subject(title_a, title_b):
+    named = [] if same_subject(title_a, title_b) else named_in_both(a, b, title_a, title_b)
+    if not same_subject(title_a, title_b) and not named:
         return None
     a_raw, a_low, a_spans = _tokens(a)
     b_raw, b_low, b_spans = _tokens(b)
@@ -253,7 +268,7 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     for op, i1, i2, j1, j2 in ops:
         if op in ("insert", "delete") and _is_date(a_low[i1:i2] + b_low[j1:j2]):
             return None
-    subject = sorted(subject_words(title_a) & subject_words(title_b)) or sorted(subject_words(title_a))
+    subject = named or sorted(subject_words(title_a) & subject_words(title_b)) or sorted(subject_words(title_a))
     prefix = f"{' '.join(subject)}: " if subject else ""
 
     if sim >= ALIGNED and _negations(a_low) != _negations(b_low):
