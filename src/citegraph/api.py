@@ -37,6 +37,7 @@ def graph_input(question: str, mode: str | None = None, as_of: str | None = None
 async def aask(
     question: str, *, corpus: str | None = None, mode: str | None = None, as_of: str | None = None, **settings: Any
 ) -> Answer:
+    """`ask` for async code: `answer = await aask("…", corpus="corpus/")`."""
     from citegraph.graph import graph
 
     ctx = make_context(corpus_dir=corpus, as_of=as_of, **settings)
@@ -50,4 +51,14 @@ def ask(
     """Answer a question from a corpus folder (default: Context's, i.e. $CITEGRAPH_CORPUS or
     .citegraph/demo). `settings` are Context fields (run settings such as judge=…, as_of=…) or the
     operator's (chroma_url=…, llm_base_url=…, llm_model=…, llm_api_key=…, llm_timeout_s=…)."""
-    return asyncio.run(aask(question, corpus=corpus, mode=mode, as_of=as_of, **settings))
+    run = aask(question, corpus=corpus, mode=mode, as_of=as_of, **settings)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # the common case: no loop in this thread
+        return asyncio.run(run)
+    # Inside a running loop (Jupyter, an async web handler) asyncio.run() is refused: run the question
+    # in a thread of its own, with its own loop. In async code, `await aask(...)` is the better call.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-ask") as pool:
+        return pool.submit(asyncio.run, run).result()

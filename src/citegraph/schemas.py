@@ -5,7 +5,7 @@ for PDFs, so every citation can point at the exact text it rests on.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -167,6 +167,13 @@ class Answer(BaseModel):
     engine: str = "extractive"
     timings_ms: dict[str, float] = Field(default_factory=dict)
     fallbacks: list[str] = Field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """How a notebook shows an Answer: its rendered text, not every field."""
+        printer.text(self.render())
 
     def render(self) -> str:
         """The answer as text: sentences, references, conflicts."""

@@ -6,7 +6,11 @@ per sub-query and once per passage, in parallel) have reducers that merge and de
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired
+
+# pydantic (which makes the JSON schemas LangGraph Studio and the server show) needs typing_extensions'
+# TypedDict on Python < 3.12.
+from typing_extensions import TypedDict
 
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Mode, QueryClass, SubQuery, TraceEvent
 

@@ -219,3 +219,16 @@ def test_a_poisoned_document_is_evidence_never_instructions(poisoned: Path):
     answer, _, _ = run(poisoned, "What is the answer?")
     quoted = " ".join([answer.answer, *(r.quote for r in answer.references)])
     assert "SYSTEM" not in quoted and "PWNED" not in quoted and "Ignore previous" not in quoted
+
+
+def test_ask_works_inside_a_running_event_loop(corpus: Path):
+    from citegraph.api import aask, ask
+
+    async def handler():  # a notebook cell or an async web handler
+        return ask("How tall is Mount Etna?", corpus=str(corpus)), await aask(
+            "How tall is Mount Etna?", corpus=str(corpus)
+        )
+
+    from_sync, from_async = asyncio.run(handler())
+    assert "3,357" in from_sync.answer and from_sync.answer == from_async.answer
+    assert str(from_sync) == from_sync.render() and "References" in str(from_sync)

@@ -44,6 +44,13 @@ def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
         assert set(extract_numbers(s.text.split("[")[0])) <= held
 
 
+def test_an_injected_passage_is_read_as_data(corpus: Path):
+    answer = replay("etna", corpus)
+    quoted = " ".join([answer.answer, *(r.quote for r in answer.references)])
+    assert "9,000" not in quoted and "SYSTEM" not in quoted and "3,357" in answer.answer
+    assert any("Etna hiking forum" in w for w in answer.warnings)
+
+
 def test_model_judge_answers_what_the_passages_state(corpus: Path):
     answer = replay("judge-etna", corpus)
     # Only the judge asked the model: the answer itself is extractive, quoted exactly.

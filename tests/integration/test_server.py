@@ -127,6 +127,23 @@ def test_langgraph_dev_serves_the_graph(server: str):
     assert answer["references"] and all(s["citations"] for s in answer["sentences"])
 
 
+def test_the_server_gives_studio_every_schema(server: str):
+    from langgraph_sdk import get_client
+
+    async def go():
+        client = get_client(url=server)
+        (assistant,) = await client.assistants.search(graph_id="citegraph")
+        return await client.assistants.get_schemas(assistant["assistant_id"])
+
+    schemas = asyncio.run(go())
+    for name in ("input_schema", "output_schema", "state_schema", "context_schema"):
+        assert schemas.get(name), f"{name} is missing: Studio shows no form for it"
+    assert "question" in schemas["input_schema"]["properties"]
+    context = schemas["context_schema"]["properties"]
+    assert "llm_base_url" not in context and "deployment" not in context
+    assert context["max_reconcile_rounds"]["description"]
+
+
 def _run(server: str, payload: dict, context: dict | None = None) -> dict:
     from langgraph_sdk import get_client
 

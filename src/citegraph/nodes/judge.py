@@ -31,7 +31,7 @@ from citegraph.embed import known_words
 from citegraph.llm import yes_probability
 from citegraph.nodes import trace
 from citegraph.nodes.contradictions import losers
-from citegraph.prompts import JUDGE
+from citegraph.prompts import JUDGE, fence
 from citegraph.reader import get_reader
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence, Fact
@@ -64,7 +64,9 @@ def read(question: str, passages: list[Evidence]) -> float:
 
 
 def judge_prompt(question: str, passages: list[Evidence]) -> str:
-    text = "\n\n".join(f"Passage {i} ({e.title or e.doc_id}): {e.text}" for i, e in enumerate(passages, 1))
+    text = "\n\n".join(
+        fence("passage", e.text, f"Passage {i}: {e.title or e.doc_id}") for i, e in enumerate(passages, 1)
+    )
     return JUDGE.format(passages=text, question=question)
 
 

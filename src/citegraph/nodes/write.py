@@ -24,12 +24,12 @@ from citegraph.context import Context
 from citegraph.llm import structured_call, text_call
 from citegraph.nodes import trace, with_trace
 from citegraph.nodes.contradictions import losers
-from citegraph.prompts import ABSTAIN, DIRECT, WRITE
+from citegraph.prompts import ABSTAIN, DIRECT, WRITE, fence
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, Sentence
 from citegraph.state import State, resolved_mode
 from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_numbers
-from citegraph.text.injection import source_label
+from citegraph.text.injection import clean_title, source_label
 from citegraph.text.tokens import tokenize
 
 _MARK = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
@@ -232,9 +232,13 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             question=question,
             max_sentences=limit,
             abstain=ABSTAIN,
-            conflicts=("\n" + conflicts) if conflicts else "",
-            facts="\n".join(
-                f"{i}. {f.text} ({f.title or f.doc_id}{', ' + f.date if f.date else ''})" for i, f in numbered.items()
+            conflicts=("\n" + fence("facts", conflicts.strip()) + "\n") if conflicts else "",
+            facts=fence(
+                "facts",
+                "\n".join(
+                    f"{i}. {f.text} ({clean_title(f.title) or f.doc_id}{', ' + f.date if f.date else ''})"
+                    for i, f in numbered.items()
+                ),
             ),
         )
         got, fallback = await structured_call(ctx, Written, prompt)
