@@ -1,4 +1,4 @@
-"""The `citegraph` command line: ingest | search | ask | eval.
+"""The `citegraph` command line: ingest | search | ask | corpus | eval.
 
 Exit status: 0 when everything went through; 1 when `ingest` skipped something (the summary says
 what and why; everything else was stored); 2 for a usage error or a corpus that cannot be used.
@@ -103,7 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_retrieval_options(p)
 
     p = sub.add_parser("ask", help="answer a question from a corpus, every sentence cited (or abstain)")
-    p.add_argument("question")
+    p.add_argument("question", nargs="?")
+    p.add_argument(
+        "--questions",
+        metavar="FILE",
+        help="answer every question of FILE (one per line, or JSONL with a 'question' field; - for stdin) "
+        "with the models loaded once; prints one JSON answer per line",
+    )
     p.add_argument("--corpus", help="corpus folder (default $CITEGRAPH_CORPUS or .citegraph/demo)")
     p.add_argument("--json", action="store_true", help="print the whole answer record as JSON")
     p.add_argument("--as-of", help="measure document age from this date (default today)")
@@ -125,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="without a model: the reader (default) or the lexical score judges whether the facts answer",
     )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
+
+    p = sub.add_parser("corpus", help="what a corpus holds: documents, dates and where they came from, passages")
+    p.add_argument("corpus", help="corpus folder")
+    p.add_argument("--json", action="store_true", help="print the whole listing as JSON")
 
     p = sub.add_parser("eval", help="measure citegraph on benchmarks (see `citegraph eval -h`)")
     esub = p.add_subparsers(dest="eval_command", required=True)
@@ -159,6 +169,9 @@ def cmd_ingest(a: argparse.Namespace) -> int:
     if a.remove:
         report = remove(a.paths, a.corpus, chroma_url=a.chroma_url)
     else:
+        missing = [p for p in a.paths if not Path(p).expanduser().exists() and not Path(p).expanduser().is_symlink()]
+        if missing:  # a mistyped path: say so before loading anything or creating the corpus folder
+            raise InputError(f"no such file or folder: {', '.join(missing)} (nothing was ingested)")
         chunking = ChunkingSettings(a.section_tokens, a.section_overlap, a.passage_tokens)
         report = ingest(
             a.paths,
@@ -280,6 +293,8 @@ def cmd_ask(a: argparse.Namespace) -> int:
     from citegraph.api import graph_input, make_context
     from citegraph.graph import graph
 
+    if (a.question is None) == (a.questions is None):
+        raise InputError("give one QUESTION, or --questions FILE")
     if a.as_of:
         require_date(a.as_of, "--as-of")
     ctx = make_context(
@@ -297,26 +312,118 @@ def cmd_ask(a: argparse.Namespace) -> int:
     if a.mode != "direct" and read_manifest(Path(ctx.corpus_dir)) is None:
         raise InputError(f"{ctx.corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
 
-    async def run() -> tuple[Any, list[Any]]:
+    async def run(question: str, quiet: bool) -> tuple[Any, list[Any]]:
         answer, steps = None, []
-        async for update in graph.astream(graph_input(a.question, a.mode, a.as_of), context=ctx, stream_mode="updates"):
+        async for update in graph.astream(graph_input(question, a.mode, a.as_of), context=ctx, stream_mode="updates"):
             for _node, delta in update.items():
                 for event in (delta or {}).get("trace", []):
                     steps.append(event)
-                    if not a.quiet:
+                    if not quiet:
                         fb = f"  [fallback: {event.fallback}]" if event.fallback else ""
                         print(f"· {event.node:<14} {event.ms:8.1f} ms  {event.detail}{fb}", file=sys.stderr)
                 if (delta or {}).get("answer") is not None:
                     answer = delta["answer"]
         return answer, steps
 
-    answer, steps = asyncio.run(run())
+    if a.questions:
+        return _ask_many(a.questions, lambda q: asyncio.run(run(q, True)))
+    answer, steps = asyncio.run(run(a.question, a.quiet))
     if answer is None:
         raise RuntimeError("the graph ended without an answer")
     if a.json:
         print(json.dumps(answer_json(answer, steps), ensure_ascii=False, indent=2))
     else:
         print(answer.render())
+    return 0
+
+
+def read_questions(path: str) -> list[str]:
+    """Questions from a file: one per line, or JSONL records with a "question" (or "text") field."""
+    text = sys.stdin.read() if path == "-" else _read_text(path)
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("{"):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from exc
+            q = rec.get("question", rec.get("text")) if isinstance(rec, dict) else None
+            if not isinstance(q, str):
+                raise InputError(f'{path}:{n}: a JSON line needs a "question" string')
+            line = q
+        out.append(line)
+    if not out:
+        raise InputError(f"{path} holds no questions")
+    return out
+
+
+def _read_text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--questions {path}: {exc.strerror or exc}") from exc
+
+
+def _ask_many(path: str, answer_one: Any) -> int:
+    """One JSON line per question, in order; a question the graph refuses gets its error, and the
+    rest go on."""
+    from tqdm import tqdm
+
+    questions = read_questions(path)
+    for q in tqdm(questions, desc="questions", unit="q", file=sys.stderr, disable=None):
+        try:
+            answer, steps = answer_one(q)
+            record = answer_json(answer, steps)
+        except InputError as exc:
+            record = {"question": q, "error": str(exc)}
+        print(json.dumps(record, ensure_ascii=False), flush=True)
+    return 0
+
+
+def cmd_corpus(a: argparse.Namespace) -> int:
+    """The corpus's manifest and documents, read from its ledger (no model is loaded)."""
+    from collections import Counter
+
+    from citegraph.store.corpus import read_manifest
+    from citegraph.store.ledger import Ledger
+    from citegraph.text.injection import clean_title
+
+    d = Path(a.corpus)
+    m = read_manifest(d)
+    if m is None:
+        raise InputError(f"{d} is not a citegraph corpus; create it with `citegraph ingest`")
+    ledger = Ledger(d / "ledger.sqlite", readonly=True)
+    try:
+        docs = ledger.summaries()
+    finally:
+        ledger.close()
+    formats = Counter(Path(doc["path"]).suffix.lower() or "(none)" for doc in docs)
+    store = m.chroma.get("url") or "embedded Chroma"
+    info = {
+        "corpus": str(d),
+        "documents": len(docs),
+        "passages": sum(doc["passages"] for doc in docs),
+        "formats": dict(formats.most_common()),
+        "store": store,
+        "embedder": m.embedder,
+        "chunking": m.chunking,
+        "sparse": m.sparse,
+        "updated_at": m.updated_at,
+        "items": docs,
+    }
+    if a.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+        return 0
+    fmt = ", ".join(f"{n} {s}" for s, n in formats.most_common())
+    print(f"corpus {d}: {info['documents']} documents, {info['passages']} passages ({fmt or 'no files'})")
+    print(f"  store: {store}; embedder: {m.embedder.get('name', m.embedder)}; updated {m.updated_at}")
+    for doc in docs:
+        when = f"{doc['date']} ({doc['date_source'] or 'record'})" if doc["date"] else "undated"
+        title = clean_title(doc["title"], 60)
+        print(f"  {doc['doc_id']}  {title!r}  {when}  {doc['source_tier']}  {doc['passages']} passages")
     return 0
 
 
@@ -342,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_search(a)
         if a.command == "ask":
             return cmd_ask(a)
+        if a.command == "corpus":
+            return cmd_corpus(a)
         if a.command == "eval":
             return cmd_eval(a)
     except (CorpusError, InputError, FileNotFoundError) as exc:

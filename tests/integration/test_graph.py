@@ -116,7 +116,8 @@ def test_direct_mode_without_a_model_abstains(corpus: Path):
             context=make_context(corpus_dir=str(corpus)),
         )
     )
-    assert out["answer"].abstained and "needs a model" in out["answer"].abstain_reason
+    assert out["answer"].abstained and "need a model" in out["answer"].abstain_reason
+    assert out["answer"].answer.startswith("Direct answers (without documents) need a model")  # not "the corpus…"
 
 
 def test_bad_settings_are_refused_by_name(corpus: Path, monkeypatch):
@@ -232,3 +233,37 @@ def test_ask_works_inside_a_running_event_loop(corpus: Path):
     from_sync, from_async = asyncio.run(handler())
     assert "3,357" in from_sync.answer and from_sync.answer == from_async.answer
     assert str(from_sync) == from_sync.render() and "References" in str(from_sync)
+
+
+def test_cli_many_questions_missing_paths_and_empty_corpora(corpus: Path, tmp_path: Path):
+    questions = tmp_path / "q.jsonl"
+    long = "Why? " * 500
+    questions.write_text('How tall is Mount Etna?\n{"question": "' + long + '"}\n\n')
+    proc = run_cli("ask", "--questions", str(questions), "--corpus", str(corpus))
+    assert proc.returncode == 0, proc.stderr
+    first, second = (json.loads(line) for line in proc.stdout.splitlines())
+    assert "3,357" in first["answer"] and first["references"]
+    assert second["question"] == long and "the limit is 2,000" in second["error"]
+    # A mistyped path is refused before anything is done; no corpus folder is left behind.
+    proc = run_cli("ingest", str(tmp_path / "typo"), "--corpus", str(tmp_path / "new"))
+    assert proc.returncode == 2 and "no such file or folder" in proc.stderr and not (tmp_path / "new").exists()
+    # A corpus whose every file was skipped answers with what to do, not a traceback.
+    (tmp_path / "empty").mkdir()
+    assert run_cli("ingest", str(tmp_path / "empty"), "--corpus", str(tmp_path / "e")).returncode == 0
+    proc = run_cli("ask", "How tall is Mount Etna?", "--corpus", str(tmp_path / "e"), "--quiet")
+    assert proc.returncode == 0 and "holds no passages yet" in proc.stdout, proc.stderr
+
+
+def test_cli_corpus_lists_what_a_corpus_holds(corpus: Path):
+    proc = run_cli("corpus", str(corpus), "--json")
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)
+    assert info["documents"] == len(info["items"]) >= 3 and info["passages"] == sum(
+        d["passages"] for d in info["items"]
+    )
+    ottawa = next(d for d in info["items"] if d["title"] == "Ottawa water report")
+    assert ottawa["date"] == "2019-05-01" and ottawa["source_tier"] == "primary" and ottawa["passages"] >= 1
+    assert info["formats"].get(".md") and info["embedder"]["name"]
+    text = run_cli("corpus", str(corpus))
+    assert text.returncode == 0 and "Ottawa water report" in text.stdout
+    assert run_cli("corpus", str(corpus.parent / "nope")).returncode == 2

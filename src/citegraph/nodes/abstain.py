@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from citegraph.context import Context
 from citegraph.nodes import trace, with_trace
 from citegraph.prompts import ABSTAIN
+from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Answer
 from citegraph.state import State, resolved_mode
 from citegraph.text.injection import source_label
@@ -17,11 +18,16 @@ from citegraph.text.injection import source_label
 
 def reason(state: State, ctx: Context) -> str:
     if state["mode"] == "direct":
-        return "direct mode answers without documents and needs a model; none is configured"
+        return (
+            "direct answers (without documents) need a model, and none is configured: set --llm-base-url and "
+            "--llm-model (CITEGRAPH_LLM_BASE_URL, CITEGRAPH_LLM_MODEL), or ask in corpus mode"
+        )
     evidence, facts = state.get("evidence", []), state.get("facts", [])
     if state.get("gaps"):
         return state["gaps"][0]
     if not evidence:
+        if len(shared_retriever(ctx.corpus_dir, ctx.chroma_url)) == 0:
+            return f"the corpus {ctx.corpus_dir} holds no passages yet: add documents with `citegraph ingest`"
         return "no passage in the corpus matched the question"
     if not facts:
         return f"{len(evidence)} passages were retrieved, but none states a fact that bears on the question"
@@ -67,7 +73,7 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         mode=resolved_mode(state),
         query_class=state.get("query_class", "precise_fact"),
         sub_queries=[q.text for q in state.get("sub_queries", [])],
-        answer=f"{ABSTAIN} Reason: {why}.",
+        answer=f"{ABSTAIN} Reason: {why}." if state["mode"] != "direct" else f"{why[0].upper()}{why[1:]}.",
         abstained=True,
         abstain_reason=why,
         facts=state.get("facts", []),

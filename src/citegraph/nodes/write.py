@@ -166,7 +166,7 @@ def validate(
                     n=len(refs) + 1,
                     doc_id=f.doc_id,
                     chunk_id=f.chunk_id,
-                    title=f.title,
+                    title=clean_title(f.title),  # the document's own words: no control characters
                     date=f.date,
                     source=passages[f.chunk_id].source,
                     span=f.span,

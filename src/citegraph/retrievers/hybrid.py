@@ -118,6 +118,10 @@ class HybridRetriever:
         self.close()
 
     # -- vocabulary ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        """Passages in the corpus."""
+        return len(self.index.table)
+
     def idf(self, tokens: list[str]) -> dict[str, float]:
         """The BM25 idf of each (tokenized) term over the live passages."""
         return self.index.sparse.idf(tokens)

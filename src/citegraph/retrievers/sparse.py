@@ -161,6 +161,30 @@ class RankBm25Index:
         return cls(data["model"], data["n"])
 
 
+class EmptyIndex:
+    """The index of a corpus with no passages yet (every file skipped, or all removed): both BM25
+    libraries fail on an empty corpus, and a user should get "no passages" rather than a traceback."""
+
+    backend = "empty"
+
+    def scores(self, query_tokens: list[str], mask: np.ndarray | None = None) -> np.ndarray:
+        return np.zeros(0, dtype=np.float32)
+
+    def idf(self, tokens: list[str]) -> dict[str, float]:
+        return {t: lucene_idf(0, 0) for t in tokens}
+
+    def vocabulary(self) -> list[str]:
+        return []
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "backend.json").write_text(json.dumps({"backend": self.backend, **PARAMS}))
+
+    @classmethod
+    def load(cls, folder: Path) -> EmptyIndex:
+        return cls()
+
+
 BACKENDS: dict[str, type[Bm25sIndex] | type[RankBm25Index]] = {
     "bm25s": Bm25sIndex,
     "rank-bm25": RankBm25Index,
@@ -170,6 +194,8 @@ BACKENDS: dict[str, type[Bm25sIndex] | type[RankBm25Index]] = {
 def build_index(backend: str, corpus_tokens: list[list[str]]) -> SparseIndex:
     if backend not in BACKENDS:
         raise InputError(f"unknown sparse backend {backend!r}: use one of {', '.join(BACKENDS)}")
+    if not corpus_tokens:
+        return EmptyIndex()
     return BACKENDS[backend].build(corpus_tokens)
 
 
@@ -178,4 +204,6 @@ def load_index(folder: Path) -> SparseIndex | None:
     info = json.loads((folder / "backend.json").read_text())
     if {k: info.get(k) for k in PARAMS} != PARAMS:
         return None
+    if info["backend"] == EmptyIndex.backend:
+        return EmptyIndex()
     return BACKENDS[info["backend"]].load(folder)

@@ -199,6 +199,29 @@ class Ledger:
             for r in rows
         ]
 
+    def summaries(self) -> list[dict[str, Any]]:
+        """Each live document with where it came from and how many passages it has (`citegraph corpus`)."""
+        rows = self.db.execute(
+            "SELECT d.doc_id, d.title, d.date, d.source_tier, d.metadata, d.path, COUNT(c.chunk_id) "
+            "FROM documents d LEFT JOIN chunks c ON c.doc_id = d.doc_id AND c.status = 'live' "
+            "WHERE d.status = 'live' GROUP BY d.doc_id ORDER BY d.path, d.doc_id"
+        )
+        out = []
+        for doc_id, title, date, tier, meta, path, n in rows:
+            metadata = json.loads(meta)
+            out.append(
+                {
+                    "doc_id": doc_id,
+                    "title": title,
+                    "date": date,
+                    "date_source": metadata.get("date_source", ""),
+                    "source_tier": tier,
+                    "path": path,
+                    "passages": int(n),
+                }
+            )
+        return out
+
     def counts(self) -> dict[str, int]:
         docs = self.db.execute("SELECT COUNT(*) FROM documents WHERE status = 'live'").fetchone()[0]
         chunks = self.db.execute("SELECT COUNT(*) FROM chunks WHERE status = 'live'").fetchone()[0]
