@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--section-overlap", type=int, default=c.section_overlap)
     p.add_argument("--passage-tokens", type=int, default=c.passage_tokens)
     p.add_argument("--batch", type=int, default=512, help="passages embedded and written per step")
+    p.add_argument("--max-file-mb", type=float, default=20.0, help="skip files larger than this (default 20)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -181,6 +182,7 @@ def cmd_ingest(a: argparse.Namespace) -> int:
             chroma_url=a.chroma_url,
             prune=a.prune,
             replace=a.replace,
+            max_file_mb=a.max_file_mb,
             progress=not a.no_progress and sys.stderr.isatty(),
             batch_passages=a.batch,
         )

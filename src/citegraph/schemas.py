@@ -128,6 +128,10 @@ class TraceEvent(BaseModel):
     ms: float = 0.0
     fallback: str | None = Field(default=None, description="Why the model's output was not used, if so")
     detail: str = ""
+    decided: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the node decided, small enough to read in Studio: ids, scores, texts cut short",
+    )
 
 
 class Answer(BaseModel):

@@ -83,6 +83,9 @@ def resolved_mode(state: State) -> Mode:
 
 class OutputState(TypedDict):
     answer: Answer
+    # Every node's trace entry is an output too: the server streams a node's update only for output
+    # keys, so without it Studio and `stream_mode="updates"` showed null for every node but write.
+    trace: Annotated[list[TraceEvent], operator.add]
 
 
 class RetrieveTask(TypedDict):

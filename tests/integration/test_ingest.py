@@ -289,3 +289,11 @@ def test_links_that_lead_nowhere_or_loop_are_reported(tmp_path: Path, doc_folder
     reasons = {Path(p.source).name: p.reason for p in problems}
     assert "broken symbolic link" in reasons["gone.txt"] and "loops back" in reasons["again"]
     assert files and all(f.parent == doc_folder for f in files)
+
+
+def test_a_file_over_the_size_limit_is_skipped_with_the_reason(tmp_path: Path, doc_folder: Path, embedder):
+    (doc_folder / "huge.txt").write_text("A line of a very large log file.\n" * 40_000)  # ~1.3 MB
+    report = ingest([doc_folder], tmp_path / "c", embedder=embedder, max_file_mb=1.0)
+    (skipped,) = report.skipped
+    assert Path(skipped.source).name == "huge.txt" and "over the 1 MB limit" in skipped.reason
+    assert report.documents_added == len(list(doc_folder.iterdir())) - 1  # the rest is stored

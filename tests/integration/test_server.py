@@ -144,6 +144,32 @@ def test_the_server_gives_studio_every_schema(server: str):
     assert context["max_reconcile_rounds"]["description"]
 
 
+def test_streamed_updates_show_what_each_node_decided(server: str):
+    from langgraph_sdk import get_client
+
+    async def go():
+        client = get_client(url=server)
+        updates = []
+        async for part in client.runs.stream(
+            None, "citegraph", input={"question": "How tall is Mount Etna?"}, stream_mode="updates"
+        ):
+            if part.event == "updates":
+                updates.append(part.data)
+        return updates
+
+    by_node: dict[str, list] = {}
+    for update in asyncio.run(go()):
+        for node, delta in update.items():
+            by_node.setdefault(node, []).append(delta)
+    # Every node's update carries its trace entry, with what it decided in a readable size.
+    decided = {node: [e["decided"] for d in deltas for e in d["trace"]] for node, deltas in by_node.items()}
+    assert decided["route"][0]["mode"] == "corpus"
+    passages = [p for d in decided["retrieve"] for p in d["passages"]]
+    assert passages and all(p["chunk_id"] and len(p["text"]) <= 100 for p in passages)
+    assert any(d["facts"] for d in decided["extract"]) and "support" in decided["judge"][0]
+    assert by_node["write"][0]["answer"]["references"]
+
+
 def _run(server: str, payload: dict, context: dict | None = None) -> dict:
     from langgraph_sdk import get_client
 

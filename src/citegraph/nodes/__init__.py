@@ -5,16 +5,30 @@ returns only the keys it changes; each works with the LLM engine and with the ex
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from citegraph.schemas import Answer, TraceEvent
 
 
-def trace(node: str, engine: str, started: float, fallback: str | None = None, detail: str = "") -> TraceEvent:
-    """A trace entry for a node run that started at `started` (time.perf_counter())."""
+def trace(
+    node: str,
+    engine: str,
+    started: float,
+    fallback: str | None = None,
+    detail: str = "",
+    decided: dict[str, Any] | None = None,
+) -> TraceEvent:
+    """A trace entry for a node run that started at `started` (time.perf_counter()). `decided` is
+    what a user stepping through the run (Studio, `stream_mode="updates"`) needs to see of it."""
     used: Literal["llm", "extractive"] = "llm" if engine == "llm" and not fallback else "extractive"
     ms = round((time.perf_counter() - started) * 1000, 2)
-    return TraceEvent(node=node, engine=used, ms=ms, fallback=fallback, detail=detail)
+    return TraceEvent(node=node, engine=used, ms=ms, fallback=fallback, detail=detail, decided=decided or {})
+
+
+def short(text: str, limit: int = 100) -> str:
+    """Text cut for a trace: one line, at most `limit` characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
 def with_trace(answer: Answer, events: list[TraceEvent]) -> Answer:

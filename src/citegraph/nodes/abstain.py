@@ -23,11 +23,11 @@ def reason(state: State, ctx: Context) -> str:
             "--llm-model (CITEGRAPH_LLM_BASE_URL, CITEGRAPH_LLM_MODEL), or ask in corpus mode"
         )
     evidence, facts = state.get("evidence", []), state.get("facts", [])
+    if not evidence and len(shared_retriever(ctx.corpus_dir, ctx.chroma_url)) == 0:
+        return f"the corpus {ctx.corpus_dir} holds no passages yet: add documents with `citegraph ingest`"
     if state.get("gaps"):
         return state["gaps"][0]
     if not evidence:
-        if len(shared_retriever(ctx.corpus_dir, ctx.chroma_url)) == 0:
-            return f"the corpus {ctx.corpus_dir} holds no passages yet: add documents with `citegraph ingest`"
         return "no passage in the corpus matched the question"
     if not facts:
         return f"{len(evidence)} passages were retrieved, but none states a fact that bears on the question"

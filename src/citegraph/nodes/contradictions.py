@@ -216,7 +216,21 @@ async def detect_contradictions(state: State, runtime: Runtime[Context]) -> dict
     open_ = sum(1 for c in found if not c.resolved)
     return {
         "contradictions": found,
-        "trace": [trace("contradictions", "extractive", started, None, f"{len(found)} found, {open_} open")],
+        "trace": [
+            trace(
+                "contradictions",
+                "extractive",
+                started,
+                None,
+                f"{len(found)} found, {open_} open",
+                {
+                    "conflicts": [
+                        {"severity": c.severity, "point": c.point, "values": list(c.values), "resolved": c.resolved}
+                        for c in found
+                    ]
+                },
+            )
+        ],
     }
 
 

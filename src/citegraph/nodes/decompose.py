@@ -123,5 +123,14 @@ async def decompose_question(state: State, runtime: Runtime[Context]) -> dict:
                 subs = checked
     return {
         "sub_queries": subs,
-        "trace": [trace("decompose", state.get("engine", "extractive"), started, fallback, f"{len(subs)} sub-queries")],
+        "trace": [
+            trace(
+                "decompose",
+                state.get("engine", "extractive"),
+                started,
+                fallback,
+                f"{len(subs)} sub-queries",
+                {"sub_queries": [{"text": q.text, "facet": q.facet} for q in subs]},
+            )
+        ],
     }

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from citegraph.context import DEFAULT_TIER_WEIGHTS, Context
 from citegraph.embed import get_embedder
 from citegraph.llm import structured_call
-from citegraph.nodes import trace
+from citegraph.nodes import short, trace
 from citegraph.prompts import EXTRACT, fence
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.retrievers.rerank import recency
@@ -261,5 +261,18 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
         "facts": facts,
         "extracted": [ev.chunk_id],
         "warnings": [warning] if warning else [],
-        "trace": [trace("extract", state["engine"], started, fallback, f"{ev.chunk_id}: {len(facts)} facts")],
+        "trace": [
+            trace(
+                "extract",
+                state["engine"],
+                started,
+                fallback,
+                f"{ev.chunk_id}: {len(facts)} facts",
+                {
+                    "chunk_id": ev.chunk_id,
+                    "facts": [{"id": f.id, "relevance": f.relevance, "text": short(f.text)} for f in facts],
+                    **({"warning": warning} if warning else {}),
+                },
+            )
+        ],
     }

@@ -146,7 +146,16 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
         "abstain_threshold": ctx.model_abstain_threshold if source == "model" else ctx.abstain_threshold,
         "supported": [f.id for f in supported],
         "gaps": gaps,
-        "trace": [trace("judge", engine, started, fallback, detail)],
+        "trace": [
+            trace(
+                "judge",
+                engine,
+                started,
+                fallback,
+                detail,
+                {"support": support, "source": source, "supported": [f.id for f in supported], "gaps": gaps},
+            )
+        ],
     }
 
 

@@ -47,5 +47,14 @@ async def reconcile_conflicts(state: State, runtime: Runtime[Context]) -> dict:
     return {
         "pending_queries": queries,
         "reconcile_rounds": rounds,
-        "trace": [trace("reconcile", "extractive", started, None, f"round {rounds}: {len(queries)} targeted queries")],
+        "trace": [
+            trace(
+                "reconcile",
+                "extractive",
+                started,
+                None,
+                f"round {rounds}: {len(queries)} targeted queries",
+                {"round": rounds, "queries": [q.text for q in queries]},
+            )
+        ],
     }

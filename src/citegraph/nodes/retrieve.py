@@ -19,7 +19,7 @@ from langgraph.types import Send
 
 from citegraph.context import Context
 from citegraph.embed import known_words
-from citegraph.nodes import trace
+from citegraph.nodes import short, trace
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence, QueryClass
 from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
@@ -104,7 +104,14 @@ async def retrieve(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
     sq = state["sub_query"]
     evidence = [e.model_copy(update={"sub_query": sq.text}) for e in results]
     detail = f"{sq.facet}: {len(evidence)} passages" + (f" ({note})" if note else "")
-    return {"evidence": evidence, "trace": [trace("retrieve", "extractive", started, None, detail)]}
+    decided = {
+        "sub_query": sq.text,
+        "passages": [
+            {"chunk_id": e.chunk_id, "score": round(e.scores.get("final", 0.0), 4), "text": short(e.text)}
+            for e in evidence
+        ],
+    }
+    return {"evidence": evidence, "trace": [trace("retrieve", "extractive", started, None, detail, decided)]}
 
 
 def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: set[str]) -> list[str]:
@@ -147,7 +154,9 @@ async def pool_evidence(state: State, runtime: Runtime[Context]) -> dict:
     chosen = pool(state.get("evidence", []), queries, top_m, already)
     return {
         "selected": chosen,
-        "trace": [trace("pool", "extractive", started, None, f"{len(chosen)} new passages to read")],
+        "trace": [
+            trace("pool", "extractive", started, None, f"{len(chosen)} new passages to read", {"selected": chosen})
+        ],
     }
 
 

@@ -131,7 +131,16 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
         "reconcile_rounds": 0,
         "max_reconcile_rounds": ctx.max_reconcile_rounds,
         "abstain_threshold": ctx.abstain_threshold,
-        "trace": [trace("route", engine, started, fallback, f"{mode}, {qclass}")],
+        "trace": [
+            trace(
+                "route",
+                engine,
+                started,
+                fallback,
+                f"{mode}, {qclass}",
+                {"mode": mode, "query_class": qclass, "domains": domains},
+            )
+        ],
     }
 
 
