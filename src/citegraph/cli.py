@@ -1,7 +1,8 @@
 """The `citegraph` command line: ingest | search | ask | corpus | eval.
 
-Exit status: 0 when everything went through; 1 when `ingest` skipped something (the summary says
-what and why; everything else was stored); 2 for a usage error or a corpus that cannot be used.
+Exit status: 0 when the work was done (`ingest` reports what it skipped and why, every run until it
+is fixed); 1 when `ingest` skipped something and stored nothing, or skipped anything with --strict;
+2 for a usage error or a corpus that cannot be used.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=512, help="passages embedded and written per step")
     p.add_argument("--max-file-mb", type=float, default=20.0, help="skip files larger than this (default 20)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--strict", action="store_true", help="exit with status 1 when any file or record was skipped")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p = sub.add_parser("search", help="hybrid search over a corpus")
@@ -211,7 +213,12 @@ def cmd_ingest(a: argparse.Namespace) -> int:
                 print(f"    {s.source}: {s.reason}")
             if len(r.skipped) > 50:
                 print(f"    … and {len(r.skipped) - 50} more (use --json for all)")
-    return 0 if report.ok else 1
+    # Skipped files are reported every run until fixed; they fail the run only when nothing else could
+    # be stored, or with --strict (one bad file among thousands must not fail every later run).
+    stored = report.documents_added + report.documents_updated + report.documents_unchanged
+    if report.skipped and (getattr(a, "strict", False) or stored == 0):
+        return 1
+    return 0
 
 
 def cmd_search(a: argparse.Namespace) -> int:

@@ -103,13 +103,20 @@ def test_skipped_files_do_not_stop_the_rest(tmp_path: Path, doc_folder: Path, em
     (doc_folder / "blob.txt").write_bytes(os.urandom(64) + b"\x00")
     corpus = tmp_path / "corpus"
     proc = run_cli("ingest", str(doc_folder), "--corpus", str(corpus), "--json")
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr  # reported, but the rest was stored
     report = json.loads(proc.stdout)
     assert report["documents_added"] == 4
     assert {Path(s["source"]).name: s["reason"] for s in report["skipped"]} == {
         "blob.txt": "binary or undecodable file (not text in any encoding found)",
         "empty.txt": "empty file",
     }
+    # Reported again on the next run; --strict makes it fail, and so does storing nothing at all.
+    again = run_cli("ingest", str(doc_folder), "--corpus", str(corpus), "--strict")
+    assert again.returncode == 1 and "SKIPPED 2" in again.stdout
+    only_bad = tmp_path / "bad"
+    only_bad.mkdir()
+    (only_bad / "empty.txt").write_text("")
+    assert run_cli("ingest", str(only_bad), "--corpus", str(tmp_path / "c2")).returncode == 1
 
 
 def test_settings_mismatches_are_refused(tmp_path: Path, doc_folder: Path, embedder):
