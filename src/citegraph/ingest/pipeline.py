@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -410,11 +411,44 @@ class Ingestor:
     def _bar(self, it: Any, desc: str, unit: str, total: int | None = None) -> Any:
         if not self.progress:
             return it
+        if not sys.stderr.isatty():  # a log file or CI: lines a log can hold, not a redrawn bar
+            return _LogProgress(it, desc, unit, total)
         from tqdm import tqdm
 
         if it is None:
             return tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
         return tqdm(it, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
+
+
+class _LogProgress:
+    """Progress where stderr is not a terminal (a 12-minute ingest into a log printed nothing until the
+    end): a line when it starts, then at most one every `every` seconds, and one at the end."""
+
+    def __init__(self, it: Any, desc: str, unit: str, total: int | None, every: float = 10.0):
+        self.it, self.desc, self.unit, self.every = it, desc, unit, every
+        self.total = total if total is not None else (len(it) if hasattr(it, "__len__") else None)
+        self.n, self.started = 0, time.monotonic()
+        self.last = self.started
+        self._line(f"{self.total:,} {unit}(s)" if self.total is not None else "started")
+
+    def _line(self, what: str) -> None:
+        print(f"{self.desc}: {what} ({time.monotonic() - self.started:.0f} s)", file=sys.stderr, flush=True)
+
+    def __iter__(self) -> Any:
+        for x in self.it:
+            yield x
+            self.update(1)
+        self.close()
+
+    def update(self, n: int) -> None:
+        self.n += n
+        if time.monotonic() - self.last >= self.every:
+            self.last = time.monotonic()
+            share = f" ({100 * self.n / self.total:.0f} %)" if self.total else ""
+            self._line(f"{self.n:,} of {self.total:,} {self.unit}s{share}" if self.total else f"{self.n:,}")
+
+    def close(self) -> None:
+        self._line(f"done, {self.n:,} {self.unit}(s)")
 
 
 def _open(
