@@ -10,7 +10,7 @@ from citegraph.api import ask
 from citegraph.schemas import Answer
 
 CASSETTES = Path(__file__).parent / "data" / "cassettes"
-# The endpoint the recordings were made against (llama.cpp's server from ../shared/tools/local-model.sh,
+# The endpoint the recordings were made against (llama.cpp's server from tools/local-model.sh,
 # Qwen2.5-Coder-1.5B-Instruct Q4_K_M); replay never connects to it.
 BASE_URL = "http://127.0.0.1:8765/v1"
 MODEL = "local"

@@ -1,6 +1,6 @@
 """Record the model traffic replayed by tests/integration/test_llm_recorded.py.
 
-Needs the local model server (../shared/tools/local-model.sh serve VENV GGUF 8765). Run from the repo:
+Needs the local model server (tools/local-model.sh serve VENV GGUF 8765). Run from the repo:
     .venv/bin/python tests/record_llm.py [CASE ...]      (every case by default)
 The corpus is built in a fixed folder so that document ids (which hash the file path) match replay.
 """
