@@ -236,11 +236,19 @@ def cmd_search(a: argparse.Namespace) -> int:
         return 0
     if not res.results:
         print("no passage matched")
+    from citegraph.text.injection import clean_title, instruction_reason
+
     for e in res.results:
         date = f" ({e.date})" if e.date else ""
-        print(f"[{e.rank}] {e.title or e.doc_id}{date}  score {e.scores['final']:.3f}  {e.doc_id}, {e.locator}")
+        title = clean_title(e.title) or e.doc_id
+        print(f"[{e.rank}] {title}{date}  score {e.scores['final']:.3f}  {e.doc_id}, {e.locator}")
         text = " ".join(e.text.split())
         print(f"    {text[:300]}{'…' if len(text) > 300 else ''}")
+        why = instruction_reason(e.text)
+        if why:  # where it is retrieved, a poisoned passage says so
+            print(
+                f"    warning: this passage reads as instructions to a model ({why}); it is never quoted as an answer"
+            )
     print(f"({res.timings_ms['total_ms']:.1f} ms)", file=sys.stderr)
     return 0
 

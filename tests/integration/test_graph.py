@@ -220,6 +220,9 @@ def test_a_poisoned_document_is_evidence_never_instructions(poisoned: Path):
     answer, _, _ = run(poisoned, "What is the answer?")
     quoted = " ".join([answer.answer, *(r.quote for r in answer.references)])
     assert "SYSTEM" not in quoted and "PWNED" not in quoted and "Ignore previous" not in quoted
+    # Where it is retrieved, it says so.
+    found = run_cli("search", "Eiffel Tower answer", "--corpus", str(poisoned))
+    assert found.returncode == 0 and "reads as instructions to a model" in found.stdout
 
 
 def test_ask_works_inside_a_running_event_loop(corpus: Path):
