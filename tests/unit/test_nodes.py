@@ -209,6 +209,21 @@ def test_validator_drops_uncited_and_invented_and_numbers_references():
     assert all(s.citations for s in sentences)
 
 
+def test_a_model_sentence_must_not_name_what_its_quotes_lack():
+    text = "The flock included pigeons and guinea fowl."
+    ev = Evidence(chunk_id="b:1:0", doc_id="b", title="Birds", text=text, span=(0, len(text)))
+    fowl = Fact(id="f", text="guinea fowl", doc_id="b", chunk_id="b:1:0", span=(31, 42))
+    question = "What is the Japanese term for young pigeons?"
+    plan = [
+        ("The Japanese term for young pigeons is 'kazari' (Japanese: 貫子)", ["f"]),  # issue 19's answer
+        ("Guinea fowl were kept with them (f3a9c01d2e4b)", ["f"]),  # an id of the code's own
+        ("The Japanese flock kept guinea fowl", ["f"]),  # "Japanese" is the question's word: allowed
+    ]
+    sentences, _, dropped = validate(plan, [fowl], [ev], from_model=True, question=question)
+    assert [s.text for s in sentences] == ["The Japanese flock kept guinea fowl [1]."]
+    assert "kazari" in dropped[0] and "貫子" in dropped[0] and "f3a9c01d2e4b" in dropped[1]
+
+
 def test_citation_markers_go_after_a_closing_quote():
     from citegraph.nodes.write import _with_marks
 

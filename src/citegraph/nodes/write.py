@@ -30,6 +30,7 @@ from citegraph.state import State, resolved_mode
 from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_numbers
 from citegraph.text.injection import clean_title, source_label
+from citegraph.text.support import unsupported_terms
 from citegraph.text.tokens import tokenize
 
 _MARK = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
@@ -131,9 +132,14 @@ def _with_marks(text: str, marks: list[int]) -> str:
 
 
 def validate(
-    plan: list[tuple[str, list[str]]], facts: list[Fact], evidence: list[Evidence], from_model: bool
+    plan: list[tuple[str, list[str]]],
+    facts: list[Fact],
+    evidence: list[Evidence],
+    from_model: bool,
+    question: str = "",
 ) -> tuple[list[Sentence], list[Reference], list[str]]:
-    """Sentences with [n] markers and their reference list; plus what was dropped and why."""
+    """Sentences with [n] markers and their reference list; plus what was dropped and why. A model's
+    sentence must bring no number, name, quoted term or id its cited facts (or the question) lack."""
     by_id = {f.id: f for f in facts}
     passages = {e.chunk_id: e for e in evidence}
     refs: dict[str, Reference] = {}
@@ -158,6 +164,10 @@ def validate(
             extra = [n for n in extract_numbers(_MARK.sub("", text)) if n not in held]
             if extra:
                 dropped.append(f"number(s) {', '.join(extra)} not in the cited facts: {text[:80]}")
+                continue
+            names = unsupported_terms(_MARK.sub("", text), [f"{f.title} {f.text}" for f in cited], question)
+            if names:
+                dropped.append(f"{', '.join(names)}: not in the cited facts or the question: {text[:80]}")
                 continue
         marks = []
         for f in cited:
@@ -244,12 +254,16 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         got, fallback = await structured_call(ctx, Written, prompt)
         if got is not None and got.sentences:
             model_plan = [(s.text, [numbered[i].id for i in s.fact_ids if i in numbered]) for s in got.sentences]
-            sentences, refs, dropped = validate(model_plan, facts, state.get("evidence", []), from_model=True)
+            sentences, refs, dropped = validate(
+                model_plan, facts, state.get("evidence", []), from_model=True, question=question
+            )
             if sentences:
                 plan, from_model = model_plan, True
             else:
                 fallback = "every sentence the model wrote failed validation: " + "; ".join(dropped[:3])
-    sentences, refs, dropped = validate(plan, facts, state.get("evidence", []), from_model=from_model)
+    sentences, refs, dropped = validate(
+        plan, facts, state.get("evidence", []), from_model=from_model, question=question
+    )
     answer = Answer(
         **base,
         answer=" ".join(s.text for s in sentences),
