@@ -38,7 +38,8 @@ demo: setup
 
 # LangGraph Studio / API server on loopback (port 2024 is taken on these machines).
 serve: setup
-	CITEGRAPH_CORPUS=$(DEMO_CORPUS) $(BIN)/langgraph dev --port 2125 --no-browser
+	CITEGRAPH_CORPUS=$(DEMO_CORPUS) LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true LANGSMITH_TRACING=false \
+		$(BIN)/langgraph dev --port 2125 --no-browser
 
 test: setup
 	$(BIN)/python -m pytest -q

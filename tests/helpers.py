@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
@@ -22,3 +23,20 @@ def write_pdf(path: Path, pages: list[str]) -> Path:
             pdf.savefig(fig)
             plt.close(fig)
     return path
+
+
+# connect() to an internet address in strace's output; loopback (127.0.0.0/8, ::1) is allowed.
+_INET = re.compile(
+    r"connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\((\d+)\), "
+    r".*?inet_(?:addr|pton)\((?:AF_INET6, )?\"([^\"]+)\""
+)
+
+
+def network_connects(strace_log: str) -> list[str]:
+    """The lines of an `strace -e trace=connect` log that connect to a non-loopback address."""
+    out = []
+    for line in strace_log.splitlines():
+        m = _INET.search(line)
+        if m and not (m.group(2).startswith("127.") or m.group(2) == "::1"):
+            out.append(line)
+    return out

@@ -209,7 +209,7 @@ def poisoned(tmp_path_factory, embedder) -> Path:
     return c
 
 
-def test_a_poisoned_document_is_evidence_never_instructions(poisoned: Path):
+def test_a_poisoned_document_is_evidence_never_instructions(poisoned: Path, capsys):
     answer, _, _ = run(poisoned, "How tall is the Eiffel Tower?", as_of="2025-01-01")
     assert "330" in answer.answer and "42" not in answer.answer and "9 metres" not in answer.answer
     (c,) = [c for c in answer.contradictions if set(c.values) == {"330", "42"}]
@@ -221,8 +221,10 @@ def test_a_poisoned_document_is_evidence_never_instructions(poisoned: Path):
     quoted = " ".join([answer.answer, *(r.quote for r in answer.references)])
     assert "SYSTEM" not in quoted and "PWNED" not in quoted and "Ignore previous" not in quoted
     # Where it is retrieved, it says so.
-    found = run_cli("search", "Eiffel Tower answer", "--corpus", str(poisoned))
-    assert found.returncode == 0 and "reads as instructions to a model" in found.stdout
+    from citegraph.cli import main
+
+    assert main(["search", "Eiffel Tower answer", "--corpus", str(poisoned)]) == 0
+    assert "reads as instructions to a model" in capsys.readouterr().out
 
 
 def test_ask_works_inside_a_running_event_loop(corpus: Path):

@@ -5,7 +5,6 @@ call level with strace, so native libraries (onnxruntime, Chroma's Rust core) ar
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -13,12 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers import network_connects
+
 STRACE = shutil.which("strace")
-# connect() to an internet address; loopback (127.0.0.0/8, ::1) is allowed.
-_INET = re.compile(
-    r"connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\((\d+)\), "
-    r".*?inet_(?:addr|pton)\((?:AF_INET6, )?\"([^\"]+)\""
-)
 
 
 def _network_connects(*args: str, cwd: Path) -> list[str]:
@@ -35,12 +31,7 @@ def _network_connects(*args: str, cwd: Path) -> list[str]:
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    out = []
-    for line in log.read_text().splitlines():
-        m = _INET.search(line)
-        if m and not (m.group(2).startswith("127.") or m.group(2) == "::1"):
-            out.append(line)
-    return out
+    return network_connects(log.read_text())
 
 
 @pytest.mark.skipif(STRACE is None, reason="strace is not installed")
@@ -60,4 +51,4 @@ def test_the_check_sees_a_connection_when_there_is_one(tmp_path: Path):
     subprocess.run(
         [STRACE or "strace", "-f", "-qq", "-e", "trace=connect", "-o", str(log), sys.executable, "-c", code], timeout=60
     )
-    assert any(_INET.search(line) and "192.0.2.1" in line for line in log.read_text().splitlines())
+    assert any("192.0.2.1" in line for line in network_connects(log.read_text()))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import http.server
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -22,6 +23,8 @@ import pytest
 from citegraph.ingest.pipeline import ingest
 
 ROOT = Path(__file__).resolve().parents[2]
+# What `make serve` sets for `langgraph dev` (Makefile): no analytics, no version check, no tracing.
+SERVE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
 
 
 def _free_port() -> int:
@@ -68,26 +71,31 @@ def server(tmp_path_factory, embedder):
     ingest([tmp_path / "docs"], corpus, embedder=embedder)
     ingest([tmp_path / "other"], other, embedder=embedder)
     port = _free_port()
+    # Default settings otherwise: none of the offline variables the test suite sets.
+    defaults = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_", "ANONYMIZED"))}
     env = {
-        **os.environ,
+        **defaults,
+        **SERVE_ENV,
         "CITEGRAPH_CORPUS": str(corpus),
         "CITEGRAPH_CORPORA": f"vault={other}",
         # The operator's key, with no model configured: the extractive engine answers, and the key
         # must go nowhere.
         "CITEGRAPH_LLM_API_KEY": "sk-operator-secret",
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGSMITH_TRACING": "false",
         "LANGGRAPH_STRICT_MSGPACK": "true",
     }
     exe = Path(sys.executable).parent / "langgraph"
     log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen(
-        [str(exe), "dev", "--port", str(port), "--no-browser", "--no-reload", "--config", str(ROOT / "langgraph.json")],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    cmd = [
+        str(exe),
+        "dev",
+        "--port",
+        str(port),
+        "--no-browser",
+        "--no-reload",
+        "--config",
+        str(ROOT / "langgraph.json"),
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -104,11 +112,11 @@ def server(tmp_path_factory, embedder):
     if proc.poll() is not None:
         pytest.fail("langgraph dev exited: " + (tmp_path / "server.log").read_text()[-2000:])
     yield url
-    proc.terminate()
+    os.killpg(proc.pid, signal.SIGTERM)  # the server and whatever it started
     try:
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
     log.close()
 
 
