@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import re
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -40,3 +44,29 @@ def network_connects(strace_log: str) -> list[str]:
         if m and not (m.group(2).startswith("127.") or m.group(2) == "::1"):
             out.append(line)
     return out
+
+
+@contextlib.contextmanager
+def recorder() -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """A web server on loopback that nobody should call: yields its URL and the (path, Authorization)
+    of every request that reached it; each gets a 500."""
+    seen: list[tuple[str, str]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            seen.append((self.path, self.headers.get("Authorization", "")))
+            self.send_response(500)
+            self.end_headers()
+
+        do_GET = do_PUT = do_PATCH = do_POST
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}", seen
+    finally:
+        srv.shutdown()
+        srv.server_close()

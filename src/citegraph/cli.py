@@ -453,6 +453,7 @@ def cmd_eval(a: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
+    a.argv = sys.argv[1:] if argv is None else list(argv)  # what a report's "Reproduce:" line shows
     logging.basicConfig(level=logging.INFO if a.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if not a.verbose:
         for name in ("chromadb", "httpx", "sentence_transformers", "transformers"):

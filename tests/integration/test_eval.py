@@ -3,19 +3,33 @@ JSON object with its figures, and writes a report folder (results.json, summary.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from pathlib import Path
 
 import pytest
 
+from citegraph.cli import main
 from conftest import DATA, run_cli
+from helpers import recorder
 
 
-def eval_cli(tmp_path: Path, *args: str) -> dict:
+def eval_cli(tmp_path: Path, *args: str, subprocess: bool = False) -> dict:
+    """`citegraph eval ARGS --json --out DIR`: in this process (the models are loaded once for the
+    module), or as the installed console script."""
     out = tmp_path / "report"
-    proc = run_cli("eval", *args, "--json", "--out", str(out))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout)
+    argv = ["eval", *args, "--json", "--out", str(out)]
+    if subprocess:
+        proc = run_cli(*argv)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        stdout = proc.stdout
+    else:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert main(argv) == 0
+        stdout = buf.getvalue()
+    result = json.loads(stdout)
     assert (out / "results.json").exists() and (out / "summary.md").exists()
     assert "Reproduce: `citegraph eval" in (out / "summary.md").read_text()
     return result
@@ -78,7 +92,11 @@ def test_eval_answers_through_langsmith_offline(tmp_path: Path, monkeypatch):
     args = ("answers", "--data", str(DATA / "unanswerable-mini"), "--corpus", str(corpus), "--limit", "8")
     plain = eval_cli(tmp_path / "plain", *args)
     rows_plain = (tmp_path / "plain" / "report" / "answers.jsonl").read_text().splitlines()
-    traced = eval_cli(tmp_path / "ls", *args, "--langsmith")
+    with recorder() as (endpoint, seen):
+        # Where LangSmith's client would send runs: nothing may reach it without a key.
+        monkeypatch.setenv("LANGSMITH_ENDPOINT", endpoint)
+        traced = eval_cli(tmp_path / "ls", *args, "--langsmith")
+    assert seen == []
     rows_ls = (tmp_path / "ls" / "report" / "answers.jsonl").read_text().splitlines()
     assert traced["langsmith"]["uploaded"] is False and traced["langsmith"]["experiment"].startswith("citegraph")
     for key in ("n", "abstention_rate", "abstention_auc", "sentences_cited", "quotes_found"):
@@ -102,7 +120,7 @@ def test_eval_multihop(tmp_path: Path):
 
 
 def test_eval_contradictions(tmp_path: Path):
-    r = eval_cli(tmp_path, "contradictions", "--pairs", str(DATA / "pairs-mini.jsonl"))
+    r = eval_cli(tmp_path, "contradictions", "--pairs", str(DATA / "pairs-mini.jsonl"), subprocess=True)
     assert r["n"] == 60 and r["engine"] == "extractive"
     for key in ("accuracy", "precision", "recall", "f1"):
         assert 0 <= r[key] <= 1

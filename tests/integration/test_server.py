@@ -6,21 +6,19 @@ loop. One server for the module (it takes ~20 s to start)."""
 from __future__ import annotations
 
 import asyncio
-import http.server
 import os
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 
 from citegraph.ingest.pipeline import ingest
+from helpers import recorder
 
 ROOT = Path(__file__).resolve().parents[2]
 # What `make serve` sets for `langgraph dev` (Makefile): no analytics, no version check, no tracing.
@@ -33,28 +31,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    """A host the operator never configured: it counts what reaches it."""
-
-    seen: ClassVar[list[tuple[str, str]]] = []
-
-    def do_POST(self) -> None:
-        type(self).seen.append((self.path, self.headers.get("Authorization", "")))
-        self.send_response(500)
-        self.end_headers()
-
-    do_GET = do_POST
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def attacker():
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
-    srv.shutdown()
+    """A host the operator never configured: its URL, and what reached it."""
+    with recorder() as (url, seen):
+        yield f"{url}/v1", seen
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +176,8 @@ def _error(out: dict) -> str:
     return f"{err.get('error')}: {err.get('message')}"
 
 
-def test_a_client_cannot_redirect_the_model_or_the_corpus(server: str, attacker: str, tmp_path: Path):
+def test_a_client_cannot_redirect_the_model_or_the_corpus(server: str, attacker, tmp_path: Path):
+    attacker, seen = attacker
     elsewhere = tmp_path / "elsewhere"
     context = {
         "llm_base_url": attacker,
@@ -205,7 +187,7 @@ def test_a_client_cannot_redirect_the_model_or_the_corpus(server: str, attacker:
         "deployment": {"llm_base_url": attacker, "llm_model": "x"},
     }
     out = _run(server, {"question": "How tall is Mount Etna?"}, context)
-    assert _Recorder.seen == []  # not one request, so the operator's key went nowhere
+    assert seen == []  # not one request, so the operator's key went nowhere
     assert not out["answer"]["abstained"] and "3,357" in out["answer"]["answer"]
     assert out["answer"]["engine"] == "extractive"  # the client's model was not taken either
     assert not elsewhere.exists()

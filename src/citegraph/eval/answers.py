@@ -257,7 +257,7 @@ def run_answers_langsmith(
     experiment_prefix: str = "citegraph-answers",
 ) -> tuple[list[Row], dict[str, Any]]:
     """The answers run through `langsmith.evaluate`; returns the rows and where the experiment went."""
-    from langsmith import Client, evaluate
+    from langsmith import Client, evaluate, tracing_context
     from langsmith.schemas import Example, LangSmithInfo
 
     upload = bool(os.environ.get("LANGSMITH_API_KEY") or os.environ.get("LANGCHAIN_API_KEY"))
@@ -278,10 +278,19 @@ def run_answers_langsmith(
     def scores(outputs: dict[str, Any]) -> dict[str, Any]:
         return {"results": feedback(Row(**outputs))}
 
+    def target(inputs: dict[str, Any]) -> dict[str, Any]:
+        if upload:
+            return one(by_id[inputs["qid"]]).__dict__
+        # Offline, evaluate() keeps its own runs local, but its "local" tracing mode reads as "on" to
+        # LangChain's tracer inside the graph, which then posts every node's run to LangSmith's
+        # public endpoint (a user's questions and passages leaving the machine; found in session 9).
+        with tracing_context(enabled=False):
+            return one(by_id[inputs["qid"]]).__dict__
+
     # evaluate() prints its experiment banner on stdout, which belongs to --json.
     with answerer(dataset, queries, corpus_dir, settings) as one, contextlib.redirect_stdout(sys.stderr):
         results = evaluate(
-            lambda inputs: one(by_id[inputs["qid"]]).__dict__,
+            target,
             data=examples,
             evaluators=[scores],
             experiment_prefix=experiment_prefix,
@@ -291,6 +300,8 @@ def run_answers_langsmith(
             client=client,
         )
         runs = [r["run"] for r in results]
+    if not upload:
+        client.flush()  # whatever a tracer queued goes (or fails) now, not at the interpreter's exit
     failed = [r for r in runs if r.error or not r.outputs]
     if failed:
         raise RuntimeError(f"{len(failed)} of {len(runs)} questions failed; first: {failed[0].error}")

@@ -94,7 +94,7 @@ def answer_settings(a: argparse.Namespace) -> dict[str, Any]:
 
 def _finish(a: argparse.Namespace, title: str, out: dict[str, Any], markdown: str = "", folder: Any = None) -> int:
     folder = folder or report.out_dir(a.out, a.eval_command)
-    report.write(folder, title, out, markdown)
+    report.write(folder, title, out, markdown, getattr(a, "argv", None))
     if a.json:
         print(json.dumps(out))
     else:

@@ -18,8 +18,10 @@ def out_dir(base: str | None, command: str) -> Path:
     return d
 
 
-def command_line() -> str:
-    return "citegraph " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+def command_line(argv: Sequence[str] | None = None) -> str:
+    """The command that reproduces a run: the arguments `citegraph` was given (`argv` when it was
+    called as a function, e.g. `main([...])` from a notebook)."""
+    return "citegraph " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
 
 
 def table(rows: dict[str, dict[str, Any]], columns: Sequence[str]) -> str:
@@ -42,8 +44,10 @@ def flat(results: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in results.items() if not isinstance(v, dict | list)}
 
 
-def write(folder: Path, title: str, results: dict[str, Any], markdown: str = "") -> None:
-    results = {**results, "command": command_line()}
+def write(
+    folder: Path, title: str, results: dict[str, Any], markdown: str = "", argv: Sequence[str] | None = None
+) -> None:
+    results = {**results, "command": command_line(argv)}
     (folder / "results.json").write_text(json.dumps(results, indent=2, default=str))
     lines = [f"# {title}", "", f"Reproduce: `{results['command']}`", ""]
     scalars = flat(results)
