@@ -40,6 +40,10 @@ async def aask(
     """`ask` for async code: `answer = await aask("…", corpus="corpus/")`."""
     from citegraph.graph import graph
 
+    if "corpus_dir" in settings:  # Context's name for it, which a caller may well use
+        if corpus is not None:
+            raise InputError("give the corpus once: corpus=… or corpus_dir=…")
+        corpus = settings.pop("corpus_dir")
     ctx = make_context(corpus_dir=corpus, as_of=as_of, **settings)
     out = await graph.ainvoke(graph_input(question, mode, as_of), context=ctx)
     return out["answer"]

@@ -154,3 +154,32 @@ def test_a_filter_that_matches_nothing_returns_nothing(corpus: Path, embedder):
     with HybridRetriever.open(corpus, embedder=embedder) as r:
         res = r.search("water treatment", since=date(2090, 1, 1))
     assert res.results == [] and res.notes == ["no passage matched"]
+
+
+def _metadata(name: str, version: str, python: str) -> str:
+    classifiers = "".join(f"Classifier: Programming Language :: Python :: 3.{n}\n" for n in range(6, 13))
+    return (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: A package\n"
+        + "".join(f"Project-URL: Page{n}, https://example.org/{name}/{n}\n" for n in range(8))
+        + classifiers * 2
+        + f"Requires-Python: >={python}\n"
+        + "".join(f"Requires-Dist: dep{n}; extra == 'docs'\n" for n in range(12))
+    )
+
+
+def test_a_passage_is_found_by_the_document_it_belongs_to(tmp_path: Path, embedder):
+    """A METADATA file's Requires-Python line sits hundreds of characters below its Name line, in
+    another passage: BM25 sees each passage headed by its document's title and file name, so the
+    question's package finds its own line, not another package's."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "alpha-1.0.METADATA.txt").write_text(_metadata("alpha", "1.0", "3.7"))
+    (docs / "omega-2.0.METADATA.txt").write_text(_metadata("omega", "2.0", "3.9"))
+    corpus = tmp_path / "corpus"
+    ingest([docs], corpus, embedder=embedder)
+    with HybridRetriever.open(corpus, embedder=embedder) as r:
+        for name, python in (("alpha", "3.7"), ("omega", "3.9")):
+            hits = r.search(f"Which Python does {name} require?", mode="sparse").results
+            line = next(e for e in hits if "Requires-Python" in e.text)
+            assert f">={python}" in line.text and line.rank <= 2
+            assert "Name:" not in line.text  # the line's own passage, not the one naming the package

@@ -20,6 +20,10 @@ def test_the_question_decides_the_kind_of_value():
     assert ans.answer_type("What is the capital of France?") == "place"
     assert ans.answer_type("Why does ssh-agent drop LD_PRELOAD?") == "reason"
     assert ans.answer_type("Is the -z option deprecated?") == "yesno"
+    # A leading condition is not the question: "When bc is started…, what is…" asks no date.
+    assert ans.answer_type("When bc is started with the math library (-l), what is the scale set to?") is None
+    assert ans.answer_type("If I run tar without -f, which environment variable does it read?") == "code"
+    assert ans.answer_type("When was Python 3.8 released, and by whom?") == "date"
 
 
 def test_values_of_the_asked_kind_beyond_those_the_question_names():
@@ -33,6 +37,10 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     assert ans.answer_values("version", "Requires-Python: >=3.7, !=3.0.*", q) == [">=3.7"]
     q = "Which version of click is this?"
     assert ans.answer_values("version", "Version 8.1.7 was released.", q) == ["8.1.7"]
+    # A release number counts nothing.
+    q = "How many bytes of a file does the file command read at most?"
+    text = "This manual page documents version 5.44 of the file command. bytes 1048576 max number of bytes"
+    assert ans.answer_values("number", text, q) == ["1048576"]
     q = "Which environment variable does tar read for the archive name?"
     assert ans.answer_values("code", "tar will first examine the environment variable `TAPE'.", q) == ["TAPE"]
     q = "What exception does Mako's TemplateLookup raise?"
@@ -49,6 +57,15 @@ def test_key_terms_are_what_a_passage_must_mention():
     assert ans.key_terms(q, english) == ["Z_DEFAULT_COMPRESSION", "gzip", "zlib"]
     assert ans.key_terms("My project has a lockfile. What does callable mean?", english) == []
     assert ans.uncovered(["PostgreSQL", "TCP"], "ssh forwards a TCP port") == ["PostgreSQL"]
+    # A bare digit is how a question counts ("line 1"), not a name a passage must repeat.
+    q = "Since which sed release does the 'r' command accept address 0, to insert a file ahead of line 1?"
+    assert ans.key_terms(q, english) == ["sed"]
+    # A version is there as written, give or take a "v" and trailing zeros; never a longer release.
+    assert ans.uncovered(["2.39"], "git-2.39.0.RelNotes") == []
+    assert ans.uncovered(["2.0"], "v2.0 Migration Guide") == []
+    assert ans.uncovered(["3.7", "2.0"], "Python 3.7.1 and 12.0") == ["3.7", "2.0"]
+    # British and American spellings are one word to coverage and to BM25.
+    assert ans.uncovered(["licence", "organisation"], "Mozilla Public License of the Organization") == []
     assert ans.name_like("PostgreSQL", english) and not ans.name_like("rustc", english)
 
 

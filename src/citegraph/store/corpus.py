@@ -206,6 +206,7 @@ class Corpus:
             return False
         return bool(
             info.get("generation") == self.ledger.generation
+            and info.get("sparse_text") == index_mod.SPARSE_TEXT
             and sparse.get("backend") == self.manifest.sparse["backend"]
             and {k: sparse.get(k) for k in PARAMS} == PARAMS
         )

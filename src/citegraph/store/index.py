@@ -22,7 +22,7 @@ from citegraph.context import DEFAULT_TIER_WEIGHTS
 from citegraph.ingest.density import DensityStats, fd_star, fit_stats
 from citegraph.retrievers.sparse import SparseIndex, build_index, load_index
 from citegraph.store.ledger import Ledger
-from citegraph.text.tokens import tokenize_many
+from citegraph.text.tokens import tokenize, tokenize_many
 
 
 @dataclass
@@ -61,8 +61,23 @@ def build(ledger: Ledger, backend: str, stem: bool, weights: dict[str, float] | 
     stats = fit_stats(t["fd_raw"], t["n_tokens"])
     fds = fd_star(t["fd_raw"], t["n_tokens"], tier_weights(t["tiers"], weights), stats)
     table = PassageTable(t["chunk_ids"], t["doc_ids"], t["embeddings"], t["date_int"], fds, t["n_tokens"])
-    sparse = build_index(backend, tokenize_many(t["texts"], stem=stem))
+    texts = [sparse_text(*row) for row in zip(t["titles"], t["files"], t["texts"], strict=True)]
+    sparse = build_index(backend, tokenize_many(texts, stem=stem))
     return CorpusIndex(generation, table, sparse, stats)
+
+
+# What BM25 indexes for a passage; saved with the index, so an index built another way is rebuilt.
+SPARSE_TEXT = "title+file+passage; us-spelling"
+
+
+def sparse_text(title: str, file: str, text: str) -> str:
+    """A passage as BM25 sees it: headed by its document's title and file name. A passage from the
+    middle of a document rarely repeats what the document is ("Requires-Python: >=3.7" sits among
+    classifier lines, 500 characters below "Name: attrs"), and a question names it ("attrs 23.2.0"):
+    without its heading such a passage ranked below 40 others of the wrong packages."""
+    name = Path(file).name if file else ""
+    head = title if not name or set(tokenize(name)) <= set(tokenize(title)) else f"{title} {name}"
+    return f"{head}\n{text}" if head else text
 
 
 def _pid_alive(pid: int) -> bool:
@@ -101,7 +116,14 @@ def save(index: CorpusIndex, folder: Path) -> None:
         n_tokens=tb.n_tokens,
     )
     (tmp / "index.json").write_text(
-        json.dumps({"generation": index.generation, "n": len(tb), "density": index.density.as_dict()})
+        json.dumps(
+            {
+                "generation": index.generation,
+                "n": len(tb),
+                "density": index.density.as_dict(),
+                "sparse_text": SPARSE_TEXT,
+            }
+        )
     )
     old = folder.with_name(f"{folder.name}.old{os.getpid()}")
     if folder.exists():
@@ -114,6 +136,8 @@ def load(folder: Path) -> CorpusIndex | None:
     """The saved index, or None if there is none (or it cannot be read)."""
     try:
         info = json.loads((folder / "index.json").read_text())
+        if info.get("sparse_text") != SPARSE_TEXT:
+            return None  # built by an older release: the caller rebuilds it
         with np.load(folder / "table.npz", allow_pickle=True) as z:  # our own file (object arrays of ids)
             table = PassageTable(
                 list(z["chunk_ids"]),

@@ -365,8 +365,9 @@ class Ledger:
     def index_table(self) -> dict[str, Any]:
         """Everything the in-memory index needs, in one pass over the live passages."""
         rows = self.db.execute(
-            "SELECT chunk_id, doc_id, text, n_tokens, fd_raw, date_int, source_tier, embedding "
-            "FROM chunks WHERE status = 'live' ORDER BY rowid"
+            "SELECT c.chunk_id, c.doc_id, c.text, c.n_tokens, c.fd_raw, c.date_int, c.source_tier, c.embedding, "
+            "d.title, CASE WHEN d.source = d.path THEN d.source ELSE '' END "
+            "FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE c.status = 'live' ORDER BY c.rowid"
         ).fetchall()
         dim = len(rows[0][7]) // 4 if rows else 0
         emb = (
@@ -383,6 +384,8 @@ class Ledger:
             "date_int": np.array([r[5] for r in rows], dtype=np.int64),
             "tiers": [r[6] for r in rows],
             "embeddings": emb,
+            "titles": [r[8] for r in rows],
+            "files": [r[9] for r in rows],  # the file a passage comes from ('' for a JSONL record)
         }
 
     def chunk_embeddings(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:

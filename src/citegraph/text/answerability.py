@@ -78,8 +78,18 @@ _QUESTION_WORDS = frozenset(tokenize(" ".join(QUESTION_WORDS) + " name type kind
 TYPE_DISCOUNT = 0.75
 
 
+# A leading clause that sets a condition ("When bc is started with -l, what is the scale?",
+# "If I run tar without -f, which variable…"): the question proper follows the comma.
+_CONDITION = re.compile(
+    r"^\s*(when|if|once|after|before|while|with|without|in|for|on)\b[^,?]*,\s*"
+    r"(?=(what|which|who|whom|whose|where|when|how|why|is|are|does|do|did|can|will|should)\b)",
+    re.IGNORECASE,
+)
+
+
 def answer_type(question: str) -> AnswerType:
     """The kind of value the question asks for, or None (a definition, a description)."""
+    question = _CONDITION.sub("", question, count=1)
     for kind, pattern in (
         ("reason", _REASON_Q),
         ("version", _VERSION_Q),
@@ -102,6 +112,7 @@ _SPELLED = (
 )
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(_SPELLED.split())})\b", re.IGNORECASE)
 _NUM = re.compile(r"(?<![\w.])[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])[-−]?\d+(?:\.\d+)?%?(?![\w.]*\d)")
+_RELEASE_BEFORE = re.compile(r"\b(version|release|v)\s*$", re.IGNORECASE)
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
 _MONTH = re.compile(
     r"\b(january|february|march|april|june|july|august|september|october|november|december)\b", re.IGNORECASE
@@ -145,7 +156,13 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
         return list(dict.fromkeys(v for v in found if v.strip() and v.strip().lower() not in q))
 
     if kind == "number":
-        return new([m.group(0) for m in _NUM.finditer(text)] + [m.group(0) for m in _NUMBER_WORD.finditer(text)])
+        # A release number counts nothing: "version 5.44 of the file command" is no answer to "how many bytes".
+        counts = [
+            m.group(0)
+            for m in _NUM.finditer(text)
+            if not _RELEASE_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+        ]
+        return new(counts + [m.group(0) for m in _NUMBER_WORD.finditer(text)])
     if kind == "date":
         return new([m.group(0) for m in _YEAR.finditer(text)] + [m.group(0) for m in _MONTH.finditer(text)])
     if kind == "version":
@@ -240,7 +257,10 @@ def key_terms(question: str, english: frozenset[str] = frozenset()) -> list[str]
         if len(e) > 1:
             terms.append(e)
     terms += [m.group(0).strip("`") for m in _CODE.finditer(question)]
-    terms += [m.group(0) for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)", question)]
+    # Numbers, but not a bare digit: "line 1", "address 0" or "level 3" is how a question counts, and a
+    # passage says "the first line".
+    numbers = [m.group(0) for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)", question)]
+    terms += [n for n in numbers if len(n) > 1]
     for w in re.findall(r"[A-Za-z][\w-]*", re.sub(r"['’]s\b", "", question)):
         low = w.lower()
         if low in _QUESTION_WORDS or low in STOPWORDS or len(low) < 3:
@@ -319,12 +339,14 @@ def is_dotted(term: str) -> bool:
 
 def uncovered(terms: list[str], text: str) -> list[str]:
     """The key terms `text` does not mention. A dotted number (a version, "1.16.0") must be there as
-    written: its pieces scattered over the text ("0.16.0", "1 … 16") are another value."""
+    written, give or take a leading "v" and trailing zeros ("Git 2.39" is "2.39.0", "urllib3 2.0" is
+    "v2.0"): its pieces scattered over the text ("0.16.0", "1 … 16") are another value."""
     vocabulary = Vocabulary(tokenize(text))
     out = []
     for t in terms:
         if _DOTTED.match(t):
-            if not re.search(rf"(?<![\w.]){re.escape(t.lstrip('v'))}(?![\w]|\.\d)", text):
+            bare = re.escape(t.lstrip("v"))
+            if not re.search(rf"(?<![\w.])(?<![\w.]v)(?:v(?=\d))?{bare}(?:\.0)*(?![\w]|\.\d)", text):
                 out.append(t)
         elif not mentions(t, vocabulary):
             out.append(t)

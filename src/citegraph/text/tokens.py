@@ -28,11 +28,39 @@ def _stemmer(language: str):
     return Stemmer.Stemmer(language)
 
 
+# British and American spellings of one word: a question about a "licence" must find the "License"
+# line. Mapped on stems, so every inflection follows ("organised", "organisation" → organ-).
+_UK_US = (
+    "colour color behaviour behavior favour favor honour honor labour labor neighbour neighbor flavour flavor "
+    "humour humor licence license defence defense offence offense centre center metre meter litre liter "
+    "fibre fiber catalogue catalog dialogue dialog analogue analog analyse analyze paralyse paralyze "
+    "organise organize recognise recognize initialise initialize serialise serialize normalise normalize "
+    "optimise optimize customise customize authorise authorize finalise finalize minimise minimize "
+    "maximise maximize utilise utilize prioritise prioritize summarise summarize synchronise synchronize "
+    "sanitise sanitize tokenise tokenize categorise categorize characterise characterize emphasise emphasize "
+    "realise realize specialise specialize standardise standardize visualise visualize localise localize "
+    "parametrise parametrize travelled traveled cancelled canceled modelling modeling labelled labeled "
+    "grey gray programme program artefact artifact judgement judgment ageing aging aluminium aluminum "
+    "enrol enroll fulfil fulfill"
+).split()
+
+
+@lru_cache(maxsize=1)
+def _us_stem() -> dict[str, str]:
+    stem = _stemmer("english").stemWord
+    pairs = zip(_UK_US[::2], _UK_US[1::2], strict=True)
+    return {stem(uk): stem(us) for uk, us in pairs if stem(uk) != stem(us)}
+
+
+_US_WORD = dict(zip(_UK_US[::2], _UK_US[1::2], strict=True))
+
+
 def tokenize(text: str, stem: bool = True) -> list[str]:
     words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
     if stem:
-        return list(_stemmer("english").stemWords(words))
-    return words
+        us = _us_stem()
+        return [us.get(t, t) for t in _stemmer("english").stemWords(words)]
+    return [_US_WORD.get(w, w) for w in words]
 
 
 def tokenize_many(texts: list[str], stem: bool = True) -> list[list[str]]:
