@@ -229,6 +229,7 @@ def test_a_poisoned_document_is_evidence_never_instructions(poisoned: Path, caps
 
 def test_ask_works_inside_a_running_event_loop(corpus: Path):
     from citegraph.api import aask, ask
+    from citegraph.errors import InputError
 
     async def handler():  # a notebook cell or an async web handler
         return ask("How tall is Mount Etna?", corpus=str(corpus)), await aask(
@@ -238,6 +239,10 @@ def test_ask_works_inside_a_running_event_loop(corpus: Path):
     from_sync, from_async = asyncio.run(handler())
     assert "3,357" in from_sync.answer and from_sync.answer == from_async.answer
     assert str(from_sync) == from_sync.render() and "References" in str(from_sync)
+    # Context's own name for the corpus works too; both at once is a clear error.
+    assert ask("How tall is Mount Etna?", corpus_dir=str(corpus)).answer == from_sync.answer
+    with pytest.raises(InputError, match="give the corpus once"):
+        ask("How tall is Mount Etna?", corpus=str(corpus), corpus_dir=str(corpus))
 
 
 def test_cli_many_questions_missing_paths_and_empty_corpora(corpus: Path, tmp_path: Path):
