@@ -60,6 +60,8 @@ def test_key_terms_are_what_a_passage_must_mention():
     # A bare digit is how a question counts ("line 1"), not a name a passage must repeat.
     q = "Since which sed release does the 'r' command accept address 0, to insert a file ahead of line 1?"
     assert ans.key_terms(q, english) == ["sed"]
+    assert ans.key_terms("Was the testing of the LM during Apollo 5 a failure?", english) == ["Apollo", "5"]
+    assert "5" in ans.key_terms("Whose arms purchases became 5 times Israel's?", english)
     # A version is there as written, give or take a "v" and trailing zeros; never a longer release.
     assert ans.uncovered(["2.39"], "git-2.39.0.RelNotes") == []
     assert ans.uncovered(["2.0"], "v2.0 Migration Guide") == []
@@ -126,8 +128,29 @@ def test_code_tables_and_markup_are_not_prose():
     assert text_kind("-z, --gzip\n    Filter through gzip.\n-j, --bzip2\n    Filter through bzip2.") == "options"
     assert text_kind(">>> import requests") == "code"
     assert text_kind("------") == "markup"
+    # A record's field states a fact, however many symbols its value holds.
+    assert text_kind("Requires-Python: >=2.7, !=3.0.*, !=3.1.*, !=3.2.*") == "prose"
+    assert text_kind("Note: x = {a: b}; y = [1, 2];") == "code"
     # Stage directions are left out of claims; long sentences are cut, quotes still exact.
     text = "Thank you all so much. (Applause.) The economy grew by 3 percent."
     assert [c.text for c in claims(text)] == ["Thank you all so much.", "The economy grew by 3 percent."]
     long = "This is a long clause about the archive format, " * 12
     assert all(len(c.text) <= 400 and long[c.start : c.end] == c.text for c in claims(long))
+
+
+def test_passages_that_could_hold_the_answer_come_first():
+    """The retrieval budget goes to passages holding the asked kind of value and every name the
+    question gives, before better-scored ones that cannot answer (nodes/retrieve.answer_first)."""
+    from citegraph.nodes.retrieve import answer_first
+
+    def ev(chunk: str, text: str, final: float) -> Evidence:
+        return _ev(text, chunk=chunk, title="attrs-23.2.0.METADATA").model_copy(update={"scores": {"final": final}})
+
+    q = "What Python version does attrs 23.2.0 require?"
+    results = [
+        ev("m:1:0", "Name: attrs Version: 23.2.0 Summary: Python classes without boilerplate", 1.0),
+        ev("m:1:20", "Get Help: please use the attrs tag on StackOverflow", 0.95),
+        ev("m:1:1", "Classifier: Programming Language :: Python :: Typed\nRequires-Python: >=3.7", 0.65),
+    ]
+    top = answer_first(q, results, 2)
+    assert [e.chunk_id for e in top] == ["m:1:1", "m:1:0"] and top[0].rank == 1

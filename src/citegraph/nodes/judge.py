@@ -46,6 +46,11 @@ def usable_facts(state: State) -> list[Fact]:
     return [f for f in state.get("facts", []) if f.id not in lost]
 
 
+def field_fact(question: str, supported: list[Fact]) -> Fact | None:
+    """The first of the supported facts that is a "Key: value" line whose key the question asks about."""
+    return next((f for f in supported if ans.field_match(question, f.text)), None)
+
+
 def judged_passages(supported: list[Fact], evidence: list[Evidence], n: int) -> list[Evidence]:
     """The passages of the best supported facts, one each, best first."""
     by_chunk = {e.chunk_id: e for e in evidence}
@@ -137,6 +142,13 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
         # In a worker thread: the first call loads the reader (~1 s) and each one is CPU-bound.
         support, source = round(await asyncio.to_thread(read, state["question"], passages), 4), "reader"
         parts["reader"] = support
+        field = field_fact(question, supported[: ctx.judge_passages])
+        if field is not None:
+            # The reader learnt from prose; a "Key: value" line whose key is what the question asks
+            # ("Requires-Python: >=3.8"), in a passage that covers the question, states the answer
+            # exactly: its lexical relevance stands where the reader reads it as 0.12.
+            parts["field"] = round(field.relevance, 4)
+            support = max(support, parts["field"])
     engine = "llm" if ctx.has_llm and supported else "extractive"
     detail = f"support {support:.2f} ({source}; lexical {lexical:.2f})" + (f"; {gaps[0]}" if gaps else "")
     return {

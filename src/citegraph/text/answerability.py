@@ -257,10 +257,18 @@ def key_terms(question: str, english: frozenset[str] = frozenset()) -> list[str]
         if len(e) > 1:
             terms.append(e)
     terms += [m.group(0).strip("`") for m in _CODE.finditer(question)]
-    # Numbers, but not a bare digit: "line 1", "address 0" or "level 3" is how a question counts, and a
-    # passage says "the first line".
-    numbers = [m.group(0) for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)", question)]
-    terms += [n for n in numbers if len(n) > 1]
+    # Numbers, but not a digit that labels a thing ("line 1", "address 0", "level 3"): that is how a
+    # question counts, and a passage says "the first line". "Apollo 5" (a name) and "5 times" stay.
+    for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)", question):
+        before = re.search(r"(\w+)\W*$", question[: m.start()])
+        label = (
+            len(m.group(0)) == 1
+            and before is not None
+            and before.group(1).islower()
+            and not re.match(r"\s*[A-Za-z]", question[m.end() :])
+        )
+        if not label:
+            terms.append(m.group(0))
     for w in re.findall(r"[A-Za-z][\w-]*", re.sub(r"['’]s\b", "", question)):
         low = w.lower()
         if low in _QUESTION_WORDS or low in STOPWORDS or len(low) < 3:

@@ -203,6 +203,11 @@ _CODE_CHARS = set("{}[]()<>;=|\\$`*&^~")
 _RULE = re.compile(r"^[\s\-=_*#~^+.`:|]{3,}$")
 
 
+# One field of a record (METADATA, a Debian control file, an e-mail header): a capitalised key of
+# words, a colon, a value.
+_RECORD_FIELD = re.compile(r"^[A-Z][A-Za-z]+(?:[- ][A-Za-z]+){0,3}:\s+\S(?!.*[;{]\s*$)")
+
+
 def text_kind(text: str) -> str:
     """ "prose", or what else a piece of text is: "markup" (rules, underlines), "data" (hex dumps,
     tables of numbers), "options" (a list of command-line options, --help text), "code"."""
@@ -224,6 +229,8 @@ def text_kind(text: str) -> str:
         return "options"
     if _PROMPT.match(stripped) or any(_PROMPT.match(ln) for ln in lines[1:]):
         return "code"
+    if len(lines) == 1 and _RECORD_FIELD.match(stripped):
+        return "prose"  # "Requires-Python: >=2.7, !=3.0.*": a record's field states a fact, symbols or not
     symbols = sum(ch in _CODE_CHARS for ch in stripped)
     if symbols / max(1, len(stripped)) > 0.08 and symbols >= 4:
         return "code"
