@@ -86,6 +86,14 @@ def corroboration(value: str, fact: Fact, others: list[Fact]) -> int:
     return len(docs)
 
 
+def better_tier(a: Fact, b: Fact) -> tuple[Fact, Fact] | None:
+    """(the fact from the better source tier, the other), or None when their tiers are equal."""
+    ra, rb = TIER_RANK.get(a.source_tier, 1), TIER_RANK.get(b.source_tier, 1)
+    if ra == rb:
+        return None
+    return (a, b) if ra > rb else (b, a)
+
+
 def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int, max_rounds: int) -> Contradiction:
     """Decide a contradiction if the rules allow it now; otherwise leave it open with the reason."""
 
@@ -101,10 +109,10 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
 
     heavier, lighter = (a, b) if a.weight >= b.weight else (b, a)
     margin = heavier.weight - lighter.weight
-    ra, rb = TIER_RANK.get(a.source_tier, 1), TIER_RANK.get(b.source_tier, 1)
+    by_tier = better_tier(a, b)
     if con.severity == "minor":
-        if ra != rb:  # even a detail is not settled against the better source by weight (recency in it)
-            w, loser = (a, b) if ra > rb else (b, a)
+        if by_tier:  # even a detail is not settled against the better source by weight (recency in it)
+            w, loser = by_tier
             return won(
                 w, loser, f"minor, settled by source tier, a {w.source_tier} source over a {loser.source_tier} one"
             )
@@ -122,8 +130,8 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
     if rounds >= max_rounds:
         # Tier before recency: a date is what a document claims for itself, so a newer secondary page
         # does not overrule a primary source (a poisoned page need only claim to be recent).
-        if ra != rb:
-            w, loser = (a, b) if ra > rb else (b, a)
+        if by_tier:
+            w, loser = by_tier
             dated_later = " (the other is dated later)" if (loser.trusted_date or "") > (w.trusted_date or "") else ""
             return won(
                 w,
