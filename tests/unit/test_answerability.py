@@ -136,21 +136,3 @@ def test_code_tables_and_markup_are_not_prose():
     assert [c.text for c in claims(text)] == ["Thank you all so much.", "The economy grew by 3 percent."]
     long = "This is a long clause about the archive format, " * 12
     assert all(len(c.text) <= 400 and long[c.start : c.end] == c.text for c in claims(long))
-
-
-def test_passages_that_could_hold_the_answer_come_first():
-    """The retrieval budget goes to passages holding the asked kind of value and every name the
-    question gives, before better-scored ones that cannot answer (nodes/retrieve.answer_first)."""
-    from citegraph.nodes.retrieve import answer_first
-
-    def ev(chunk: str, text: str, final: float) -> Evidence:
-        return _ev(text, chunk=chunk, title="attrs-23.2.0.METADATA").model_copy(update={"scores": {"final": final}})
-
-    q = "What Python version does attrs 23.2.0 require?"
-    results = [
-        ev("m:1:0", "Name: attrs Version: 23.2.0 Summary: Python classes without boilerplate", 1.0),
-        ev("m:1:20", "Get Help: please use the attrs tag on StackOverflow", 0.95),
-        ev("m:1:1", "Classifier: Programming Language :: Python :: Typed\nRequires-Python: >=3.7", 0.65),
-    ]
-    top = answer_first(q, results, 2)
-    assert [e.chunk_id for e in top] == ["m:1:1", "m:1:0"] and top[0].rank == 1
