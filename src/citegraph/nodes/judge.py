@@ -99,11 +99,6 @@ def covered_facts(
         return [], [f"no passage in the corpus mentions {', '.join(repr(k) for k in named)}"]
     keys = [k for k in keys if k not in absent]
     kind = ans.answer_type(question)
-    # The attribute asked for by name, where no kind of value stands for it: a passage that never
-    # says "licence" does not say under which licence Tomli is released.
-    attribute = ans.asked_attribute(question) if kind in (None, "person") else None
-    if attribute:
-        keys = [*keys, attribute]
     by_chunk = {e.chunk_id: e for e in evidence}
     out: list[Fact] = []
     gaps: list[str] = []

@@ -184,25 +184,6 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
     return new(names)
 
 
-# What a "which X" / "who is the X of" question asks for, when no kind of value says it: the attribute
-# ("Under which licence…", "Who is the maintainer of…"). Words that only shape the question are no
-# attribute.
-_ATTRIBUTE_Q = re.compile(
-    r"\b(?:what|which)\s+(?!(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should|of|in|"
-    r"on|for|to|the|a|an|one|ones|kind|type|types|sort|way|ways|part|thing|things|other|else|new|main)\b)"
-    r"([a-z]{4,})\b|"
-    r"^\s*who\s+(?:is|are|was|were)\s+(?:the\s+)?([a-z]{4,})(?:\s+or\s+[a-z]+)?\s+(?:of|for|behind)\b",
-    re.IGNORECASE,
-)
-
-
-def asked_attribute(question: str) -> str | None:
-    """The attribute a question asks for by name ("licence" in "Under which licence is Tomli
-    released?"), or None."""
-    m = _ATTRIBUTE_Q.search(_CONDITION.sub("", question, count=1))
-    return (m.group(1) or m.group(2)).lower() if m else None
-
-
 def question_terms(question: str) -> list[str]:
     """The question's content terms (BM25 tokens, stemmed), without question words."""
     return list(dict.fromkeys(t for t in tokenize(question) if t not in _QUESTION_WORDS))
