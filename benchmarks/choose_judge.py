@@ -6,13 +6,19 @@ every question whose facts cover it is answered, and its answers.jsonl keeps eac
 (support_parts), so any judge and threshold can be replayed without running the graph again: a
 question is answered when some fact covers it and the judge's score reaches the threshold.
 
-The choice maximises, averaged over the sets (each weighing the same), Youden's J of the abstention
-decision: the share of unanswerable questions abstained on minus the share of answerable ones
-abstained on. Abstaining on everything, or on nothing, scores 0. It does not look at whether the
-answers are right (on SQuAD "right" means the gold string is in the quote, so a right answer quoting a
-neighbouring sentence counts wrong); right answers are reported beside it.
+The choice maximises, averaged over the sets (each weighing the same), one of two objectives:
+- `--objective trust` (the default since session 9): right answers minus wrong ones, per question, a
+  wrong one being an answerable question answered without its answer or an unanswerable one
+  answered; an abstention scores 0. A user acts on what is answered, so a wrong answer costs what a
+  right one earns. On the SQuAD-derived sets an answer without the gold string counts neither way
+  (it may quote a neighbouring sentence that states the answer).
+- `--objective youden`: Youden's J of the abstention decision, the share of unanswerable questions
+  abstained on minus the share of answerable ones abstained on. It does not look at whether the
+  answers are right: an answerable question answered wrongly counts as well answered. Used until
+  session 9 (it chose the reader at 0.22).
 
-A run from `eval documents` holds both halves; `--dev` takes its dev questions, `--test` its test ones.
+A run from `eval documents` holds both halves; `--dev` takes its dev questions, `--test` its test ones,
+and `RUN:all` all of them (benchmarks/realdocs is wholly dev since session 9, realdocs2 wholly test).
 
     .venv/bin/python benchmarks/choose_judge.py --dev RUN... --test RUN...
 """
@@ -38,18 +44,25 @@ THRESHOLDS = [round(t, 2) for t in np.arange(0.0, 0.91, 0.025)]
 
 
 def load(run: Path, half: str) -> list[dict]:
+    """The run's questions of one half; RUN:all takes all of them (a set that is wholly dev or test)."""
+    if str(run).endswith(":all"):
+        run, half = Path(str(run)[: -len(":all")]), "all"
     rows = []
     for line in (run / "answers.jsonl").read_text().splitlines():
         r = json.loads(line)
-        if r.get("split", half) != half:
+        if half != "all" and r.get("split", half) != half:
             continue
-        right = r.get("right", r.get("contains"))
+        # An `eval documents` row says right or wrong (answers checked by reading). An `eval answers`
+        # row (SQuAD-derived) says whether the gold string is in the answer: a hit is right, a miss
+        # unknown (the answer may quote a neighbouring sentence that states it), and a set without gold
+        # strings (the adversarial one) cannot tell at all.
+        right = r["right"] if "right" in r else (True if r.get("contains") else None)
         rows.append(
             {
                 "answerable": bool(r["answerable"]),
                 "covered": bool(r.get("covered", True)) and not (r["abstained"] and r["answerable"] is None),
                 "answered_at_0": not r["abstained"],
-                "right": bool(right),
+                "right": right if right is None else bool(right),
                 "parts": r.get("support_parts", {}),
             }
         )
@@ -58,13 +71,15 @@ def load(run: Path, half: str) -> list[dict]:
 
 def outcome(rows: list[dict], judge: str, t: float) -> dict[str, float]:
     score = JUDGES[judge]
-    right, wrong, abst_ok, abst_bad, n_ans, n_un = 0, 0, 0, 0, 0, 0
+    right, wrong, unknown, abst_ok, abst_bad, n_ans, n_un = 0, 0, 0, 0, 0, 0, 0
     for r in rows:
         answered = r["answered_at_0"] and r["covered"] and score(r["parts"]) >= t
         if r["answerable"]:
             n_ans += 1
             if not answered:
                 abst_bad += 1
+            elif r["right"] is None:
+                unknown += 1  # answered, but the set cannot tell right from wrong: counts neither way
             elif r["right"]:
                 right += 1
             else:
@@ -72,7 +87,9 @@ def outcome(rows: list[dict], judge: str, t: float) -> dict[str, float]:
         else:
             n_un += 1
             abst_ok += not answered
+    n = n_ans + n_un
     return {
+        "trust": (right - wrong - (n_un - abst_ok)) / n if n else 0.0,
         "youden_j": (abst_ok / n_un if n_un else 0.0) - (abst_bad / n_ans if n_ans else 0.0),
         "right": right / n_ans if n_ans else float("nan"),
         "wrong": wrong / n_ans if n_ans else float("nan"),
@@ -93,25 +110,31 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--dev", nargs="+", type=Path, required=True)
     p.add_argument("--test", nargs="+", type=Path, default=[])
+    p.add_argument("--objective", choices=["trust", "youden"], default="trust")
     a = p.parse_args()
-    dev = {r.name: load(r, "dev") for r in a.dev}
+    key = "trust" if a.objective == "trust" else "youden_j"
+    dev = {run_name(r): load(r, "dev") for r in a.dev}
     best = None
     for judge in JUDGES:
         print(f"  dev areas {judge:>9}: " + " ".join(f"{n} {area(rows, judge):.3f}" for n, rows in dev.items()))
         for t in THRESHOLDS:
-            u = float(np.mean([outcome(rows, judge, t)["youden_j"] for rows in dev.values()]))
+            u = float(np.mean([outcome(rows, judge, t)[key] for rows in dev.values()]))
             if best is None or u > best[0] + 1e-9:
                 best = (u, judge, t)
     assert best is not None
     _, judge, t = best
-    print(f"chosen on dev: judge={judge} threshold={t} (mean Youden J {best[0]:.3f})")
+    print(f"chosen on dev: judge={judge} threshold={t} (mean {a.objective} {best[0]:.3f})")
     for name, rows in dev.items():
         print(f"  dev  {name}: " + fmt(outcome(rows, judge, t)) + f"  area {area(rows, judge):.3f}")
     for run in a.test:
         rows = load(run, "test")
-        print(f"  test {run.name}: " + fmt(outcome(rows, judge, t)) + f"  area {area(rows, judge):.3f}")
+        print(f"  test {run_name(run)}: " + fmt(outcome(rows, judge, t)) + f"  area {area(rows, judge):.3f}")
         for other in JUDGES:
             print(f"       {other:>9} area {area(rows, other):.3f}")
+
+
+def run_name(run: Path) -> str:
+    return Path(str(run).removesuffix(":all")).name
 
 
 def fmt(o: dict[str, float]) -> str:

@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--judge",
         choices=JUDGES,
-        help="without a model: the reader (default) or the lexical score judges whether the facts answer",
+        help="without a model: the lexical score (default) or the reader judges whether the facts answer",
     )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
 

@@ -70,16 +70,17 @@ def test_unanswerable_question_abstains(corpus: Path):
     assert not answer.sentences and not answer.references
 
 
-def test_without_a_model_the_reader_judges_where_the_lexical_score_would_answer(corpus: Path):
+def test_the_reader_judges_where_the_lexical_score_would_answer(corpus: Path):
     # On the topic, a number in the passage, most of the question's words in it: the lexical score
-    # answers. The passage counts queens, not kings.
+    # (the default judge since session 9, at 0.58) answers. The passage counts queens, not kings: the
+    # reader, at the threshold it was chosen with before (0.22), refuses.
     question = "How many kings does a honeybee colony contain?"
-    lexical, _, _ = run(corpus, question, judge="lexical")
+    lexical, _, _ = run(corpus, question)
     assert not lexical.abstained and lexical.support_source == "lexical"
-    read, path, _ = run(corpus, question)
+    read, path, _ = run(corpus, question, judge="reader", abstain_threshold=0.22)
     assert path[-1] == "abstain" and read.support_source == "reader" and read.support < 0.45
     assert "the reader judged the passages not to state the answer" in read.abstain_reason
-    answered, _, _ = run(corpus, "How many queens does a honeybee colony contain?")
+    answered, _, _ = run(corpus, "How many queens does a honeybee colony contain?", judge="reader")
     assert not answered.abstained and answered.support_source == "reader" and "single queen" in answered.answer
 
 

@@ -91,7 +91,8 @@ def test_failing_model_falls_back_to_the_extractive_engine(
     assert not answer.abstained and "3,357" in answer.answer
     nodes = {f.split(":")[0] for f in answer.fallbacks}
     assert {"route", "decompose", "extract", "judge", "write"} <= nodes
-    assert answer.engine == "extractive" and answer.support_source == "reader"  # the judge fell back to the reader
+    # The judge fell back to the extractive one configured (the lexical score, by default).
+    assert answer.engine == "extractive" and answer.support_source == "lexical"
 
 
 def test_judge_scope_asks_the_model_once_and_reads_a_plain_no(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
