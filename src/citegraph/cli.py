@@ -124,6 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--llm-timeout", type=float, metavar="SECONDS", help="wait this long for one model call (default 120)"
     )
     p.add_argument(
+        "--deadline",
+        type=float,
+        metavar="SECONDS",
+        help="no model call this long after a question starts; the rest is extractive "
+        "(default $CITEGRAPH_RUN_DEADLINE_S or 600)",
+    )
+    p.add_argument(
         "--llm-scope",
         choices=LLM_SCOPES,
         help="with a model: it runs every node (all), or only judges whether the facts answer (judge)",
@@ -321,6 +328,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         llm_base_url=a.llm_base_url,
         llm_model=a.llm_model,
         llm_timeout_s=a.llm_timeout,
+        run_deadline_s=a.deadline,
         llm_scope=a.llm_scope,
         judge=a.judge,
     )

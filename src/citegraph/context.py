@@ -140,6 +140,16 @@ def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(name) or default
 
 
+def _env_seconds(name: str, default: float) -> float:
+    value = _env(name)
+    if value is None:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise InputError(f"{name} must be a number of seconds, got {value!r}") from None
+
+
 def _corpora_from_env() -> dict[str, str]:
     """The operator's corpora by name: "default" is CITEGRAPH_CORPUS (or .citegraph/demo), and
     CITEGRAPH_CORPORA adds more as comma-separated name=path pairs."""
@@ -175,12 +185,17 @@ class Deployment:
     llm_temperature: float = 0.0
     # After a timeout or a refused connection, calls to the endpoint are skipped for this long.
     llm_breaker_s: float = 60.0
+    # A run's model calls stop this long after it started (route sets the time); what is left runs on
+    # the extractive engine. A slow model that answers every call cost 150-310 s a question here.
+    run_deadline_s: float = field(default_factory=lambda: _env_seconds("CITEGRAPH_RUN_DEADLINE_S", 600.0))
 
     def __post_init__(self) -> None:
         if not self.corpora or "default" not in self.corpora:
             raise InputError("a deployment needs a corpus named 'default'")
         if self.llm_timeout_s <= 0 or self.llm_max_retries < 0:
             raise InputError("llm_timeout_s must be positive and llm_max_retries non-negative")
+        if not self.run_deadline_s > 0:
+            raise InputError(f"run_deadline_s (CITEGRAPH_RUN_DEADLINE_S) must be positive, got {self.run_deadline_s!r}")
 
     @classmethod
     def configure(cls, corpus_dir: str | None = None, **settings: Any) -> Deployment:

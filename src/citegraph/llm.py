@@ -96,11 +96,21 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, openai.RateLimitError) or (isinstance(exc, openai.APIStatusError) and exc.status_code >= 500)
 
 
-async def _call(ctx: Context, invoke: Callable[[], Awaitable[Any]]) -> tuple[Any, str | None]:
-    """Run one model call through the breaker: (result, None) or (None, why it failed). Timeouts and
-    dead connections are not retried (they trip the breaker); rate limits and server errors are, up to
-    llm_max_retries times."""
+def deadline_from_now(ctx: Context) -> float:
+    """The epoch second at which a run starting now stops calling the model."""
+    return time.time() + ctx.deployment.run_deadline_s
+
+
+async def _call(
+    ctx: Context, invoke: Callable[[], Awaitable[Any]], deadline: float | None = None
+) -> tuple[Any, str | None]:
+    """Run one model call through the breaker and within the run's deadline: (result, None) or (None,
+    why it failed). Timeouts and dead connections are not retried (they trip the breaker); rate limits
+    and server errors are, up to llm_max_retries times. Past the deadline no call is made, and a call
+    still running when it comes is cut (the endpoint is slow, not dead: the breaker is left alone)."""
     dep = ctx.deployment
+    if deadline is not None and time.time() >= deadline:
+        return None, f"skipped: the run's deadline ({dep.run_deadline_s:.0f} s) has passed"
     key = (dep.llm_base_url, dep.llm_model)
     since = _tripped.get(key)
     if since is not None and time.monotonic() - since < dep.llm_breaker_s:
@@ -111,7 +121,15 @@ async def _call(ctx: Context, invoke: Callable[[], Awaitable[Any]]) -> tuple[Any
         )
     for attempt in range(dep.llm_max_retries + 1):
         try:
-            result = await invoke()
+            if deadline is None:
+                result = await invoke()
+            else:
+                try:
+                    result = await asyncio.wait_for(invoke(), max(0.0, deadline - time.time()))
+                except TimeoutError:
+                    if time.time() < deadline:
+                        raise
+                    return None, f"cut: the run's deadline ({dep.run_deadline_s:.0f} s) came during a model call"
         except Exception as exc:  # network, HTTP, timeout, parse errors: all mean "use the fallback"
             if _dead(exc):
                 _tripped[key] = time.monotonic()
@@ -125,13 +143,15 @@ async def _call(ctx: Context, invoke: Callable[[], Awaitable[Any]]) -> tuple[Any
     return None, "no attempt left"  # not reached: the loop returns
 
 
-async def structured_call(ctx: Context, schema: type[T], prompt: str) -> tuple[T | None, str | None]:
+async def structured_call(
+    ctx: Context, schema: type[T], prompt: str, deadline: float | None = None
+) -> tuple[T | None, str | None]:
     """Ask the model for an instance of `schema`. Returns (result, None) or (None, why it failed)."""
     model = chat_model(ctx)
     if model is None:
         return None, None
     runnable = model.with_structured_output(schema, method="function_calling")
-    result, reason = await _call(ctx, lambda: runnable.ainvoke(prompt))
+    result, reason = await _call(ctx, lambda: runnable.ainvoke(prompt), deadline)
     if reason is not None:
         return None, reason
     if result is None:
@@ -144,11 +164,11 @@ async def structured_call(ctx: Context, schema: type[T], prompt: str) -> tuple[T
     return result, None
 
 
-async def text_call(ctx: Context, prompt: str) -> tuple[str | None, str | None]:
+async def text_call(ctx: Context, prompt: str, deadline: float | None = None) -> tuple[str | None, str | None]:
     model = chat_model(ctx)
     if model is None:
         return None, None
-    msg, reason = await _call(ctx, lambda: model.ainvoke(prompt))
+    msg, reason = await _call(ctx, lambda: model.ainvoke(prompt), deadline)
     if reason is not None:
         return None, reason
     text = msg.content if isinstance(msg.content, str) else str(msg.content)
@@ -160,7 +180,7 @@ def _yes_no(token: str) -> str | None:
     return word if word in ("yes", "no") else None
 
 
-async def yes_probability(ctx: Context, prompt: str) -> tuple[float | None, str | None]:
+async def yes_probability(ctx: Context, prompt: str, deadline: float | None = None) -> tuple[float | None, str | None]:
     """The model's probability of answering "yes" to a yes/no prompt, read from the log-probabilities
     of its first token (a graded score, so a threshold can trade one error for the other). Endpoints
     that return no log-probabilities give 1.0 or 0.0 from the reply itself. Never raises."""
@@ -168,7 +188,7 @@ async def yes_probability(ctx: Context, prompt: str) -> tuple[float | None, str 
     if model is None:
         return None, None
     bound = model.bind(logprobs=True, top_logprobs=20, max_tokens=1)
-    msg, reason = await _call(ctx, lambda: bound.ainvoke(prompt))
+    msg, reason = await _call(ctx, lambda: bound.ainvoke(prompt), deadline)
     if reason is not None:
         return None, reason
     content = (msg.response_metadata.get("logprobs") or {}).get("content") or []

@@ -54,6 +54,7 @@ class State(InputState):
     query_class: QueryClass
     domains: list[str]
     engine: Engine
+    deadline: float  # epoch seconds after which no model is called in this run (route sets it)
     sub_queries: list[SubQuery]
     # Evidence pooled from every retrieval; `selected` are the passages facts are extracted from.
     evidence: Annotated[list[Evidence], merge_evidence]
@@ -105,3 +106,4 @@ class ExtractTask(TypedDict):
     query_class: QueryClass
     engine: Engine
     evidence: Evidence
+    deadline: NotRequired[float]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from citegraph.api import ask
+from citegraph.errors import InputError
 from citegraph.ingest.pipeline import ingest
 
 
@@ -26,6 +27,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.mode == "hang":  # accepts the request and never answers
             type(self).release.wait(60)
             return
+        if self.mode == "slow":  # answers every call, 1.5 s later (with output that does not parse)
+            type(self).release.wait(1.5)
         if self.mode == "error":
             self.send_response(500)
             self.end_headers()
@@ -116,3 +119,18 @@ def test_a_hanging_model_costs_one_timeout_per_run(bad_endpoint, doc_folder: Pat
     # so the run waited for one timeout, not one or two per stage.
     assert _Handler.calls == 1 and not answer.abstained and "3,357" in answer.answer
     assert any("Timeout" in f for f in answer.fallbacks) and any("skipped" in f for f in answer.fallbacks)
+
+
+def test_a_slow_model_stops_being_called_at_the_runs_deadline(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+    """A model that answers, slowly, trips no breaker: without a deadline every stage would wait for
+    it (about ten calls here). With a 2 s deadline, route's call (1.5 s) is the only one to finish, the
+    next is cut at the deadline and the rest are not made; the answer is the extractive engine's."""
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls = "slow", 0
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", run_deadline_s=2)
+    assert _Handler.calls <= 2 and not answer.abstained and "3,357" in answer.answer
+    assert any("deadline" in f for f in answer.fallbacks)
+    with pytest.raises(InputError, match="run_deadline_s"):
+        ask("How tall is Mount Etna?", corpus=str(corpus), run_deadline_s=0)

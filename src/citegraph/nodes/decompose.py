@@ -114,7 +114,7 @@ async def decompose_question(state: State, runtime: Runtime[Context]) -> dict:
     fallback = None
     if state.get("engine") == "llm":
         prompt = DECOMPOSE.format(question=question, query_class=qclass, max_sub_queries=limit)
-        got, fallback = await structured_call(ctx, Decomposition, prompt)
+        got, fallback = await structured_call(ctx, Decomposition, prompt, state.get("deadline"))
         if got is not None:
             llm_subs = [SubQuery(text=question, facet="question")]
             llm_subs += [SubQuery(text=t, facet="model") for t in got.sub_queries]

@@ -234,7 +234,7 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
         prompt = EXTRACT.format(
             question=question, passage=fence("passage", ev.text, ev.title or ev.doc_id), max_facts=ctx.facts_per_passage
         )
-        got, fallback = await structured_call(ctx, Extraction, prompt)
+        got, fallback = await structured_call(ctx, Extraction, prompt, state.get("deadline"))
         if got is not None:
             located = [(q, locate(q, ev.text)) for q in got.facts]
             cands = [score_claim(ev.text[a:z], a) for _, span in located if span for a, z in [span]]

@@ -134,7 +134,7 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     parts = {"lexical": lexical}
     passages = judged_passages(supported, evidence, ctx.judge_passages)
     if ctx.has_llm and passages:
-        p, fallback = await yes_probability(ctx, judge_prompt(state["question"], passages))
+        p, fallback = await yes_probability(ctx, judge_prompt(state["question"], passages), state.get("deadline"))
         if p is not None:
             support, source = round(p, 4), "model"
             parts["model"] = support

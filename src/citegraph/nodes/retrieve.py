@@ -175,5 +175,7 @@ def fan_out_extraction(state: State) -> list[Send] | str:
                 "engine": state.get("engine", "extractive"),
                 "evidence": by_id[cid],
             }
+            if "deadline" in state:
+                task["deadline"] = state["deadline"]
             tasks.append(Send("extract", task))
     return tasks or "contradictions"

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from citegraph.context import Context
 from citegraph.errors import InputError
-from citegraph.llm import engine_name, structured_call
+from citegraph.llm import deadline_from_now, engine_name, structured_call
 from citegraph.nodes import trace
 from citegraph.prompts import ROUTE
 from citegraph.schemas import Mode, QueryClass
@@ -112,8 +112,9 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
     qclass, domains = classify(question)
     mode: Mode = pick_mode(question, engine == "llm")
     fallback = None
+    deadline = deadline_from_now(ctx)
     if engine == "llm":
-        decision, fallback = await structured_call(ctx, RouteDecision, ROUTE.format(question=question))
+        decision, fallback = await structured_call(ctx, RouteDecision, ROUTE.format(question=question), deadline)
         if decision is not None:
             qclass, mode = decision.query_class, decision.mode
             # Never let a model route a question away from the evidence: "direct" (an uncited answer
@@ -128,6 +129,7 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
         "query_class": qclass,
         "domains": domains,
         "engine": engine,
+        "deadline": deadline,
         "reconcile_rounds": 0,
         "max_reconcile_rounds": ctx.max_reconcile_rounds,
         "abstain_threshold": ctx.abstain_threshold,

@@ -214,7 +214,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         "warnings": state.get("warnings", []),
     }
     if state["mode"] == "direct":
-        text, fallback = await text_call(ctx, DIRECT.format(question=question))
+        text, fallback = await text_call(ctx, DIRECT.format(question=question), state.get("deadline"))
         answer = Answer(
             **base,
             answer=text or ABSTAIN,
@@ -251,7 +251,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
                 ),
             ),
         )
-        got, fallback = await structured_call(ctx, Written, prompt)
+        got, fallback = await structured_call(ctx, Written, prompt, state.get("deadline"))
         if got is not None and got.sentences:
             model_plan = [(s.text, [numbered[i].id for i in s.fact_ids if i in numbered]) for s in got.sentences]
             sentences, refs, dropped = validate(
