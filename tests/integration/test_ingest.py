@@ -309,3 +309,25 @@ def test_a_file_over_the_size_limit_is_skipped_with_the_reason(tmp_path: Path, d
     (skipped,) = report.skipped
     assert Path(skipped.source).name == "huge.txt" and "over the 1 MB limit" in skipped.reason
     assert report.documents_added == len(list(doc_folder.iterdir())) - 1  # the rest is stored
+
+
+def test_an_index_saved_by_an_older_release_is_rebuilt_and_saved_by_the_next_ingest(
+    doc_folder: Path, tmp_path: Path, embedder, caplog
+):
+    """An index built another way (before BM25 saw titles, session 9) is not read as current: a
+    reader rebuilds it in memory and says so; the next ingest, which changes nothing, saves it."""
+    import json
+
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    info_path = corpus / "index" / "index.json"
+    info = json.loads(info_path.read_text())
+    info_path.write_text(json.dumps({k: v for k, v in info.items() if k != "sparse_text"}))
+    with Corpus.open(corpus, embedder.identity.as_dict()) as c:
+        assert not c.index_is_current() and index_mod.load(c.index_dir) is None
+        with caplog.at_level("WARNING", logger="citegraph.store.corpus"):
+            idx = c.load_index()
+        assert len(idx.table) == len(c.ledger.live_chunk_ids())
+    assert "older citegraph" in caplog.text
+    report = ingest([doc_folder], corpus, embedder=embedder)
+    assert report.documents_added == 0 and json.loads(info_path.read_text())["sparse_text"] == index_mod.SPARSE_TEXT

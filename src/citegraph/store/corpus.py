@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from citegraph.context import ChunkingSettings
 from citegraph.store import index as index_mod
 from citegraph.store.chroma import EMBEDDED_COLLECTION, DenseStore, open_client
 from citegraph.store.ledger import Ledger
+
+log = logging.getLogger(__name__)
 
 MANIFEST_FORMAT = 1
 
@@ -183,6 +186,12 @@ class Corpus:
         idx = index_mod.load(self.index_dir)
         if idx is not None and idx.generation == self.ledger.generation and idx.sparse.backend == backend:
             return idx
+        if idx is None and (self.index_dir / "index.json").exists():
+            log.warning(
+                "%s could not be used (built by an older citegraph, or damaged): rebuilt in memory for this process; "
+                "`citegraph ingest` on this corpus saves the new one",
+                self.index_dir,
+            )
         return index_mod.build(self.ledger, backend, bool(self.manifest.sparse.get("stem", True)))
 
     def rebuild_index(self) -> index_mod.CorpusIndex:
