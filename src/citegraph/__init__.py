@@ -13,6 +13,10 @@ for _key, _value in {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
     "ANONYMIZED_TELEMETRY": "False",
+    # onnxruntime (1.32) sends usage events from native code (strace -k: getaddrinfo of
+    # mobile.events.data.microsoft.com from onnxruntime_pybind11_state.so, seconds into a long-lived
+    # process such as `langgraph dev`); this is its switch.
+    "ORT_DISABLE_TELEMETRY": "1",
     "TOKENIZERS_PARALLELISM": "false",
     "LANGGRAPH_NO_VERSION_CHECK": "true",
     # Checkpoints deserialize only the types the graph's state declares (ours included).

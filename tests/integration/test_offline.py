@@ -52,3 +52,16 @@ def test_the_check_sees_a_connection_when_there_is_one(tmp_path: Path):
         [STRACE or "strace", "-f", "-qq", "-e", "trace=connect", "-o", str(log), sys.executable, "-c", code], timeout=60
     )
     assert any("192.0.2.1" in line for line in network_connects(log.read_text()))
+
+
+def test_importing_citegraph_turns_off_the_libraries_telemetry():
+    """What a long-lived process (`langgraph dev`) needs before onnxruntime starts: onnxruntime 1.32
+    sends usage events from native code every few seconds some 20 s into the process
+    (docs/RELIABILITY.md); a value the user exported wins."""
+    code = "import os, citegraph; print(os.environ['ORT_DISABLE_TELEMETRY'], os.environ['ANONYMIZED_TELEMETRY'])"
+    env = {k: v for k, v in os.environ.items() if k not in ("ORT_DISABLE_TELEMETRY", "ANONYMIZED_TELEMETRY")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["1", "False"]
+    env["ORT_DISABLE_TELEMETRY"] = "0"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split()[0] == "0"

@@ -18,11 +18,9 @@ from pathlib import Path
 import pytest
 
 from citegraph.ingest.pipeline import ingest
-from helpers import recorder
+from helpers import SERVE_ENV, recorder
 
 ROOT = Path(__file__).resolve().parents[2]
-# What `make serve` sets for `langgraph dev` (Makefile): no analytics, no version check, no tracing.
-SERVE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
 
 
 def _free_port() -> int:
