@@ -140,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=JUDGES,
         help="without a model: the lexical score (default) or the reader judges whether the facts answer",
     )
+    p.add_argument(
+        "--abstain-threshold",
+        type=float,
+        metavar="T",
+        help="abstain below this support (default 0.58, chosen for right answers minus wrong ones: lower "
+        "it for more answers, and more wrong ones)",
+    )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
 
     p = sub.add_parser("corpus", help="what a corpus holds: documents, dates and where they came from, passages")
@@ -331,6 +338,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         run_deadline_s=a.deadline,
         llm_scope=a.llm_scope,
         judge=a.judge,
+        abstain_threshold=a.abstain_threshold,
     )
     from citegraph.store.corpus import read_manifest
 

@@ -282,3 +282,14 @@ def test_cli_corpus_lists_what_a_corpus_holds(corpus: Path):
     text = run_cli("corpus", str(corpus))
     assert text.returncode == 0 and "Ottawa water report" in text.stdout
     assert run_cli("corpus", str(corpus.parent / "nope")).returncode == 2
+
+
+def test_cli_abstain_threshold_trades_answers_for_wrong_ones(corpus: Path, capsys):
+    from citegraph.cli import main
+
+    q = "How tall is Mount Etna?"
+    assert main(["ask", q, "--corpus", str(corpus), "--json", "--quiet", "--abstain-threshold", "0.99"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["abstained"] and "below the threshold 0.99" in out["abstain_reason"]
+    assert main(["ask", q, "--corpus", str(corpus), "--quiet", "--abstain-threshold", "2"]) == 2
+    assert "abstain_threshold must be between 0 and 1" in capsys.readouterr().err
