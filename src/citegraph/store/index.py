@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -75,9 +76,15 @@ def sparse_text(title: str, file: str, text: str) -> str:
     middle of a document rarely repeats what the document is ("Requires-Python: >=3.7" sits among
     classifier lines, 500 characters below "Name: attrs"), and a question names it ("attrs 23.2.0"):
     without its heading such a passage ranked below 40 others of the wrong packages."""
-    name = Path(file).name if file else ""
-    head = title if not name or set(tokenize(name)) <= set(tokenize(title)) else f"{title} {name}"
+    head = _heading(title, file)
     return f"{head}\n{text}" if head else text
+
+
+@lru_cache(maxsize=4096)
+def _heading(title: str, file: str) -> str:
+    """The title, and the file name where it says more (worked out once per document, not per passage)."""
+    name = Path(file).name if file else ""
+    return title if not name or set(tokenize(name)) <= set(tokenize(title)) else f"{title} {name}"
 
 
 def _pid_alive(pid: int) -> bool:

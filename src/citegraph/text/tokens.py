@@ -45,14 +45,13 @@ _UK_US = (
 ).split()
 
 
+_US_WORD = dict(zip(_UK_US[::2], _UK_US[1::2], strict=True))
+
+
 @lru_cache(maxsize=1)
 def _us_stem() -> dict[str, str]:
     stem = _stemmer("english").stemWord
-    pairs = zip(_UK_US[::2], _UK_US[1::2], strict=True)
-    return {stem(uk): stem(us) for uk, us in pairs if stem(uk) != stem(us)}
-
-
-_US_WORD = dict(zip(_UK_US[::2], _UK_US[1::2], strict=True))
+    return {stem(uk): stem(us) for uk, us in _US_WORD.items() if stem(uk) != stem(us)}
 
 
 def tokenize(text: str, stem: bool = True) -> list[str]:
