@@ -39,6 +39,11 @@ JUDGES = {
     "mean": lambda p: (p.get("lexical", 0.0) + p.get("reader", 0.0)) / 2,
     "geometric": lambda p: math.sqrt(max(p.get("lexical", 0.0), 0.0) * max(p.get("reader", 0.0), 0.0)),
     "min": lambda p: min(p.get("lexical", 0.0), p.get("reader", 0.0)),
+    # The answer-sentence scorer's probability (runs made with --sentence-ranker learned), alone and
+    # with the lexical score.
+    "sentences": lambda p: p.get("sentences", 0.0),
+    "sentences-mean": lambda p: (p.get("lexical", 0.0) + p.get("sentences", 0.0)) / 2,
+    "sentences-min": lambda p: min(p.get("lexical", 0.0), p.get("sentences", 0.0)),
 }
 THRESHOLDS = [round(t, 2) for t in np.arange(0.0, 0.91, 0.025)]
 

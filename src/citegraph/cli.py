@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
-from citegraph.context import JUDGES, LLM_SCOPES, RETRIEVAL_KNOBS, ChunkingSettings, RetrievalSettings
+from citegraph.context import JUDGES, LLM_SCOPES, RETRIEVAL_KNOBS, SENTENCE_RANKERS, ChunkingSettings, RetrievalSettings
 from citegraph.errors import InputError
 from citegraph.text.dates import require_date
 
@@ -138,13 +138,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--judge",
         choices=JUDGES,
-        help="without a model: the lexical score (default) or the reader judges whether the facts answer",
+        help="without a model: the sentence scorer (default; needs --sentence-ranker learned), the lexical "
+        "score or the reader judges whether the facts answer",
+    )
+    p.add_argument(
+        "--sentence-ranker",
+        choices=SENTENCE_RANKERS,
+        help="how each passage's answer sentences are picked: the learned scorer (default) or lexical "
+        "relevance alone (then give --judge lexical or reader)",
     )
     p.add_argument(
         "--abstain-threshold",
         type=float,
         metavar="T",
-        help="abstain below this support (default 0.58, chosen for right answers minus wrong ones: lower "
+        help="abstain below this support (default 0.6, chosen for right answers minus wrong ones: lower "
         "it for more answers, and more wrong ones)",
     )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
@@ -338,6 +345,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         run_deadline_s=a.deadline,
         llm_scope=a.llm_scope,
         judge=a.judge,
+        sentence_ranker=a.sentence_ranker,
         abstain_threshold=a.abstain_threshold,
     )
     from citegraph.store.corpus import read_manifest

@@ -128,7 +128,8 @@ class RetrievalSettings:
 
 # The values Context accepts for llm_scope and judge; the CLIs offer the same.
 LLM_SCOPES = ("all", "judge")
-JUDGES = ("reader", "lexical")
+JUDGES = ("reader", "lexical", "sentences")
+SENTENCE_RANKERS = ("learned", "lexical")
 
 # The design's bound on the reconcile loop: a caller may ask for fewer rounds, never more.
 MAX_RECONCILE_ROUNDS = 2
@@ -237,10 +238,18 @@ class Context:
         default_factory=lambda: cast(Literal["all", "judge"], _env("CITEGRAPH_LLM_SCOPE", "all")),
         metadata={"description": "With a model: 'all' nodes use it, or it only 'judge's whether the facts answer."},
     )
-    # Who reads the passages for the answer when no model does (nodes/judge.py): the "reader", a small
-    # cross-encoder shipped with the package (reader.py), or only the "lexical" support score.
-    judge: Literal["reader", "lexical"] = _knob(
-        "lexical", "Without a model, who judges whether the passages state the answer: lexical or reader."
+    # How extraction picks each passage's answer sentences (nodes/extract.py): the "learned"
+    # answer-sentence scorer (reader.get_sentence_scorer, training/train_sentences.py), its probability
+    # averaged with lexical relevance, or "lexical" relevance alone.
+    sentence_ranker: Literal["learned", "lexical"] = _knob(
+        "learned", "How extraction picks a passage's answer sentences: learned scorer or lexical relevance."
+    )
+    # Who judges whether the facts answer when no model does (nodes/judge.py): "sentences", the learned
+    # scorer's probability for the best covering sentence (extraction computed it: no further model
+    # run; needs sentence_ranker="learned"), the "lexical" support score, or the "reader", a
+    # cross-encoder that reads the best facts' whole passages (reader.py).
+    judge: Literal["reader", "lexical", "sentences"] = _knob(
+        "sentences", "Without a model, who judges whether the passages state the answer: sentences, lexical or reader."
     )
     judge_passages: int = _knob(2, "Passages the judge reads: those of the best supported facts.", (1, 10))
     max_sub_queries: int = _knob(5, "At most this many sub-queries (Agentic Hybrid RAG: 5).", (1, 5))
@@ -268,14 +277,16 @@ class Context:
     evidence_top_m: int = _knob(8, "Pooled passages that facts are extracted from.", (1, 30))
     facts_per_passage: int = _knob(3, "At most this many facts from one passage.", (1, 10))
     min_fact_relevance: float = _knob(0.35, "A fact bears on the question from this relevance on.", (0, 1))
-    # Abstain when the support for an answer falls below this: with judge="lexical" the score of
-    # text/answerability.py, with "reader" the reader's probability that the passages state the answer
-    # (nodes/judge.py). Judge and threshold chosen together on dev data of a mixture (missing
-    # evidence, SQuAD 2.0-style adversarial, real documents; benchmarks/choose_judge.py) for what a user
-    # gets: right answers minus wrong ones (session 9; Youden's J, used before, counted an answerable
-    # question answered wrongly as well answered and chose the reader at 0.22). With the reader at 0.22
-    # the held-out real documents got 11 right answers and 23 wrong; here 2 and 4 (docs/BENCHMARKS.md).
-    abstain_threshold: float = _knob(0.58, "Abstain below this support (lexical score, or the reader's).", (0, 1))
+    # Abstain when the support for an answer falls below this: with judge="sentences" the sentence
+    # scorer's probability, with "lexical" the score of text/answerability.py, with "reader" the
+    # reader's probability that the passages state the answer (nodes/judge.py). Ranker, judge and
+    # threshold chosen together on dev data of a mixture (missing evidence, SQuAD 2.0-style
+    # adversarial, real documents; benchmarks/choose_judge.py) for what a user gets: right answers
+    # minus wrong ones (session 10: the learned ranker and judge at 0.6, mean 0.105 against the lexical
+    # score's 0.070 at 0.58; docs/BENCHMARKS.md).
+    abstain_threshold: float = _knob(
+        0.6, "Abstain below this support (the sentence scorer's, the lexical score or the reader's).", (0, 1)
+    )
     # The same for a model's judgement (its probability of "yes" runs on a scale of its own): the value
     # measured for the local model (docs/BENCHMARKS.md "Abstention").
     model_abstain_threshold: float = _knob(0.45, "Abstain below this probability when a model judges.", (0, 1))
@@ -303,7 +314,15 @@ class Context:
             choices = " or ".join(LLM_SCOPES)
             raise InputError(f"unknown llm_scope {self.llm_scope!r} (CITEGRAPH_LLM_SCOPE): use {choices}")
         if self.judge not in JUDGES:
-            raise InputError(f"unknown judge {self.judge!r}: use {' or '.join(JUDGES)}")
+            raise InputError(f"unknown judge {self.judge!r}: use {', '.join(JUDGES)}")
+        if self.sentence_ranker not in SENTENCE_RANKERS:
+            choices = " or ".join(SENTENCE_RANKERS)
+            raise InputError(f"unknown sentence_ranker {self.sentence_ranker!r}: use {choices}")
+        if self.judge == "sentences" and self.sentence_ranker != "learned":
+            raise InputError(
+                "judge 'sentences' reads the learned scorer's probabilities: "
+                "set sentence_ranker='learned', or judge='lexical' with it"
+            )
         if self.fusion not in ("rrf", "minmax", "zscore"):
             raise InputError(f"unknown fusion {self.fusion!r}: use rrf, minmax or zscore")
         for f in fields(self):

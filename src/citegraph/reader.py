@@ -12,6 +12,10 @@ each, made the way SQuAD 2.0's writers made theirs (an antonym or a negation put
 name, number or year swapped, a condition added, the answer's sentences cut, another paragraph of the
 same article); then real SQuAD 2.0 questions, answerable and not, from Disfl-QA. Only the fine-tuned
 tensors ship, in fp16 (models/reader-minilm.safetensors); the rest are the package's.
+
+The same architecture with other weights is the answer-sentence scorer (`get_sentence_scorer`): which
+of a passage's sentences states the answer (training/train_sentences.py; models/sentences-minilm).
+Extraction ranks candidate sentences by it; the reader judges whole passages.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 from citegraph.embed import default_model_path
 
 WEIGHTS = Path(__file__).parent / "models" / "reader-minilm.safetensors"
+SENTENCE_WEIGHTS = Path(__file__).parent / "models" / "sentences-minilm.safetensors"
 # Question and passage together, in word pieces: the model's window.
 MAX_LENGTH = 256
 
@@ -77,14 +82,28 @@ class Reader:
         return [float(p) for p in torch.sigmoid(logits)]
 
 
-_reader: Reader | None = None
-_reader_lock = threading.Lock()
+_loaded: dict[Path, Reader] = {}
+_loaded_lock = threading.Lock()
+
+
+def _get(weights: Path) -> Reader:
+    with _loaded_lock:
+        if weights not in _loaded:
+            _loaded[weights] = Reader(weights=weights)
+        return _loaded[weights]
 
 
 def get_reader() -> Reader:
     """The process-wide reader (loaded on first use, ~1 s)."""
-    global _reader
-    with _reader_lock:
-        if _reader is None:
-            _reader = Reader()
-        return _reader
+    return _get(WEIGHTS)
+
+
+def get_sentence_scorer() -> Reader:
+    """The process-wide answer-sentence scorer: P(this sentence, after its document's title, states the
+    answer), read as `sentence_text(title, sentence)`."""
+    return _get(SENTENCE_WEIGHTS)
+
+
+def sentence_text(title: str, sentence: str) -> str:
+    """What the sentence scorer reads beside the question (training/train_sentences.py builds the same)."""
+    return f"{title.replace('_', ' ')}: {sentence}" if title else sentence

@@ -79,6 +79,10 @@ class Fact(BaseModel):
     source_tier: str = "secondary"
     relevance: float = Field(default=0.0, description="How well the fact bears on the question, in [0, 1]")
     typed: bool = Field(default=True, description="Holds the kind of value the question asks for, if any")
+    answer_p: float | None = Field(
+        default=None,
+        description="The answer-sentence scorer's probability that this sentence states the answer (None: not scored)",
+    )
     under: str | None = Field(
         default=None, description="Id of the heading fact whose value this one takes (a changelog's release line)"
     )
@@ -151,11 +155,11 @@ class Answer(BaseModel):
     contradictions: list[Contradiction] = Field(default_factory=list)
     reconcile_rounds: int = 0
     support: float = Field(default=0.0, description="How well the facts answer the question (abstain below)")
-    support_source: Literal["lexical", "model", "reader"] = Field(
+    support_source: Literal["lexical", "model", "reader", "sentences"] = Field(
         default="lexical",
         description=(
             "lexical: the facts' relevance; model: the model's probability that the passages answer; "
-            "reader: the reader's (reader.py)"
+            "reader: the reader's (reader.py); sentences: the answer-sentence scorer's for the best sentence"
         ),
     )
     gaps: list[str] = Field(

@@ -63,7 +63,7 @@ class State(InputState):
     facts: Annotated[list[Fact], merge_facts]
     contradictions: list[Contradiction]
     support: float  # how well the facts answer the question (nodes/judge.py)
-    support_source: Literal["lexical", "model", "reader"]
+    support_source: Literal["lexical", "model", "reader", "sentences"]
     support_parts: dict[str, float]  # each judge's score that was computed
     supported: list[str]  # ids of facts that bear on the question and cover what it names
     gaps: list[str]  # why no fact could answer, when none could ("no passage mentions …")

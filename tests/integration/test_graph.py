@@ -130,6 +130,10 @@ def test_bad_settings_are_refused_by_name(corpus: Path, monkeypatch):
         make_context(corpus_dir=str(corpus), llm_scope="some")
     with pytest.raises(InputError, match="unknown judge 'model'"):
         make_context(corpus_dir=str(corpus), judge="model")
+    with pytest.raises(InputError, match="unknown sentence_ranker 'neural'"):
+        make_context(corpus_dir=str(corpus), sentence_ranker="neural")
+    with pytest.raises(InputError, match="set sentence_ranker='learned'"):
+        make_context(corpus_dir=str(corpus), judge="sentences", sentence_ranker="lexical")
     monkeypatch.setenv("CITEGRAPH_LLM_SCOPE", "judges")
     with pytest.raises(InputError, match="CITEGRAPH_LLM_SCOPE"):
         make_context(corpus_dir=str(corpus))

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from citegraph.context import JUDGES, LLM_SCOPES
+from citegraph.context import JUDGES, LLM_SCOPES, SENTENCE_RANKERS
 from citegraph.errors import InputError
 from citegraph.eval import report
 
@@ -35,7 +35,8 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     e.add_argument("--llm-base-url")
     e.add_argument("--llm-model")
     e.add_argument("--llm-scope", choices=LLM_SCOPES, help="the model runs every node, or only judges")
-    e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default reader)")
+    e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default sentences)")
+    e.add_argument("--sentence-ranker", choices=SENTENCE_RANKERS, help="how answer sentences are picked")
     e.add_argument("--abstain-threshold", type=float, help="support below which to abstain (0: answer whatever covers)")
     e.add_argument(
         "--langsmith",
@@ -49,7 +50,8 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     e.add_argument("--corpus", required=True, help="corpus folder (the docs are ingested into it)")
     e.add_argument("--split", choices=["dev", "test", "all"], default="all", help="which half of the questions")
     e.add_argument("--labels", help="JSONL of conflict labels {key, label: real|spurious}")
-    e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default reader)")
+    e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default sentences)")
+    e.add_argument("--sentence-ranker", choices=SENTENCE_RANKERS, help="how answer sentences are picked")
     e.add_argument("--abstain-threshold", type=float, help="support below which to abstain")
     e.add_argument("--llm-base-url")
     e.add_argument("--llm-model")
@@ -87,6 +89,7 @@ def answer_settings(a: argparse.Namespace) -> dict[str, Any]:
         "llm_model": a.llm_model,
         "llm_scope": a.llm_scope,
         "judge": a.judge,
+        "sentence_ranker": a.sentence_ranker,
         "abstain_threshold": a.abstain_threshold,
     }
     return {k: v for k, v in given.items() if v is not None}

@@ -132,13 +132,19 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     lexical = ans.support((f.relevance, f.typed) for f in supported)
     support, source, fallback = lexical, "lexical", None
     parts = {"lexical": lexical}
+    if any(f.answer_p is not None for f in supported):
+        # The learned sentence scorer's probability for the best covering sentence (no model call:
+        # extraction computed it).
+        parts["sentences"] = ans.support((f.answer_p or 0.0, f.typed) for f in supported)
+        if ctx.judge == "sentences":
+            support, source = parts["sentences"], "sentences"
     passages = judged_passages(supported, evidence, ctx.judge_passages)
     if ctx.has_llm and passages:
         p, fallback = await yes_probability(ctx, judge_prompt(state["question"], passages), state.get("deadline"))
         if p is not None:
             support, source = round(p, 4), "model"
             parts["model"] = support
-    if source == "lexical" and ctx.judge == "reader" and passages:
+    if source in ("lexical", "sentences") and ctx.judge == "reader" and passages:
         # In a worker thread: the first call loads the reader (~1 s) and each one is CPU-bound.
         support, source = round(await asyncio.to_thread(read, state["question"], passages), 4), "reader"
         parts["reader"] = support
