@@ -94,8 +94,9 @@ def test_failing_model_falls_back_to_the_extractive_engine(
     assert not answer.abstained and "3,357" in answer.answer
     nodes = {f.split(":")[0] for f in answer.fallbacks}
     assert {"route", "decompose", "extract", "judge", "write"} <= nodes
-    # The judge fell back to the extractive one configured (the lexical score, by default).
-    assert answer.engine == "extractive" and answer.support_source == "lexical"
+    # The judge fell back to the extractive one configured (the sentence scorer, by default, over the
+    # sentences the extractive fallback of extract ranked).
+    assert answer.engine == "extractive" and answer.support_source == "sentences"
 
 
 def test_judge_scope_asks_the_model_once_and_reads_a_plain_no(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):

@@ -63,7 +63,9 @@ def test_model_judge_abstains_where_the_lexical_score_would_answer(corpus: Path)
     from citegraph.api import ask
 
     question = CASES["judge-first-eruption"][0]
-    lexical = ask(question, corpus=str(corpus), passages_precise=3, evidence_top_m=3, abstain_threshold=0)
+    lexical = ask(
+        question, corpus=str(corpus), passages_precise=3, evidence_top_m=3, abstain_threshold=0, judge="lexical"
+    )
     # On topic, with a date: the lexical score would answer at a lenient threshold; the model, asked,
     # says the passages do not state it.
     assert not lexical.abstained and lexical.support_source == "lexical"

@@ -59,3 +59,18 @@ def test_weights_that_do_not_fit_are_refused_by_name(tmp_path: Path):
         Reader(weights=wrong)
     with pytest.raises(FileNotFoundError, match="reader weights missing"):
         Reader(weights=tmp_path / "absent.safetensors")
+
+
+def test_the_sentence_scorer_prefers_the_sentence_that_states_the_answer_to_the_topical_one():
+    # tar's man page: the sentence that names the variable, not the ones that repeat the question's words.
+    from citegraph.reader import get_sentence_scorer, sentence_text
+
+    question = "If I run tar without -f, which environment variable does it look at to decide the archive name?"
+    sentences = [
+        "-f, --file=ARCHIVE Use archive file or device ARCHIVE.",
+        "If this option is not given, tar will first examine the environment variable `TAPE'.",
+        "The archive name may be given as a file name or as a device name.",
+    ]
+    ps = get_sentence_scorer().probabilities(question, [sentence_text("tar(1)", s) for s in sentences])
+    assert max(range(3), key=lambda i: ps[i]) == 1, ps
+    assert get_sentence_scorer() is get_sentence_scorer() and get_sentence_scorer() is not get_reader()
