@@ -198,12 +198,9 @@ def extractive_facts(
         got = get_sentence_scorer().probabilities(question, texts)
         probs = dict(zip((c.start for c, _, _ in scored), got, strict=True))
 
-    def rank(x: tuple[Claim, float, bool]) -> float:
-        c, rel, typed = x
-        score = (probs[c.start] + rel) / 2 if learned else rel
-        return -(score if typed else score * ans.TYPE_DISCOUNT) * (1.0 if c.kind == "prose" else 0.8)
-
-    scored.sort(key=rank)
+    scored.sort(
+        key=lambda x: -ans.answer_score(x[1], probs.get(x[0].start), x[2]) * (1.0 if x[0].kind == "prose" else 0.8)
+    )
     out: list[Scored] = []
     for c, rel, typed in scored[:limit]:
         head = headings[c.start] if not ans.answer_values(kind, c.text, question) else None

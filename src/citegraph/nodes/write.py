@@ -57,8 +57,7 @@ def choose_facts(facts: list[Fact], supported: list[str], excluded: set[str], li
     by_id = {f.id: f for f in facts}
 
     def score(f: Fact) -> float:
-        s = f.relevance if f.answer_p is None else (f.answer_p + f.relevance) / 2
-        return s if f.typed else s * 0.75
+        return ans.answer_score(f.relevance, f.answer_p, f.typed)
 
     ranked = sorted(
         (by_id[i] for i in supported if i in by_id and i not in excluded), key=lambda f: (-score(f), -f.weight)

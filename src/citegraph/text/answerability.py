@@ -391,6 +391,14 @@ def field_match(question: str, text: str) -> bool:
     return bool(key) and key <= set(tokenize(question))
 
 
+def answer_score(relevance: float, answer_p: float | None, typed: bool) -> float:
+    """How well a sentence answers, for ranking: its lexical relevance, averaged with the sentence
+    scorer's probability when it was scored (reader.get_sentence_scorer), discounted when it lacks the
+    kind of value asked. Extraction ranks a passage's sentences by it, the writer the facts."""
+    score = relevance if answer_p is None else (answer_p + relevance) / 2
+    return score if typed else score * TYPE_DISCOUNT
+
+
 def support(scored: Iterable[tuple[float, bool]]) -> float:
     """Support for an answer from (relevance, holds-the-asked-kind-of-value) of each fact."""
     best = 0.0
