@@ -24,10 +24,12 @@ Data: questions with their answer's character offset, so the sentence that holds
 Each question's paragraph is split with citegraph's own claim splitter (the units extraction chooses
 between); the claim at the answer's offset is the positive, and the paragraph's other claims that do
 not contain an answer string are the negatives, the `--negatives` that share most words with the
-question first (the topical sentence that is not the answer is the mistake to unlearn), plus one claim
-of another paragraph of the same article. Each claim is read the way extraction reads it
-(`nodes/extract.reading`: a claim opening with a pronoun is prefixed with its subject) after its
-document's title, `title: claim`.
+question first (the topical sentence that is not the answer is the mistake to unlearn), plus the
+`--other-negatives` claims of the article's other paragraphs that share most words with the question
+(the evidence is missing and the topic is not: what a corpus without the answer offers instead). The
+weights of session 10 had one claim of one random other paragraph; session 11's have two chosen so.
+Each claim is read the way extraction reads it (`nodes/extract.reading`: a claim opening with a
+pronoun is prefixed with its subject) after its document's title, `title: claim`.
 
 Model: all-MiniLM-L6-v2 from its package as a one-logit sequence classifier, the top `--layers` layers,
 pooler and head trained (train_reader.train); only those tensors ship, in fp16.
@@ -40,6 +42,7 @@ import json
 import random
 import re
 import sys
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -54,31 +57,43 @@ from citegraph.text.claims import claims
 WORD = re.compile(r"\w+")
 
 
+@cache
+def paragraph_claims(text: str) -> tuple:
+    return tuple(claims(text))
+
+
 def question_pairs(
     question: str, title: str, paragraph: str, answers: list[str], starts: list[int], others: list[str],
-    negatives: int, rng: random.Random,
+    negatives: int, other_negatives: int,
 ) -> list[dict]:  # fmt: skip
-    cs = claims(paragraph)
+    cs = paragraph_claims(paragraph)
     if len(cs) < 2:
         return []
     pos = [c for c in cs if any(c.start <= s < c.end for s in starts) and contains_answer(c.text, answers)]
     if not pos:
         return []
     qwords = set(WORD.findall(question.lower()))
-    neg = [c for c in cs if not contains_answer(c.text, answers)]
-    neg.sort(key=lambda c: -len(qwords & set(WORD.findall(c.text.lower()))))
-    rows = [{"q": question, "p": text_of(title, reading(pos[0], cs, title)), "y": 1}]
-    rows += [{"q": question, "p": text_of(title, reading(c, cs, title)), "y": 0} for c in neg[:negatives]]
-    if others:
-        other = rng.choice(others)
-        ocs = [c for c in claims(other) if not contains_answer(c.text, answers)]
-        if ocs:
-            c = max(ocs, key=lambda c: len(qwords & set(WORD.findall(c.text.lower()))))
-            rows.append({"q": question, "p": text_of(title, reading(c, ocs, title)), "y": 0})
+
+    def overlap(c) -> int:
+        return len(qwords & set(WORD.findall(c.text.lower())))
+
+    neg = sorted((c for c in cs if not contains_answer(c.text, answers)), key=lambda c: -overlap(c))
+    rows = [{"q": question, "p": text_of(title, reading(pos[0], list(cs), title)), "y": 1}]
+    rows += [{"q": question, "p": text_of(title, reading(c, list(cs), title)), "y": 0} for c in neg[:negatives]]
+    # The evidence is missing: the answer's paragraph is not among the passages found, and the article's
+    # other paragraphs, on the same topic, are. Their claims that share most of the question's words are
+    # what a user's corpus offers instead of the answer (the gold-removed benchmark's case).
+    away = [(c, ocs) for o in others for ocs in [paragraph_claims(o)] for c in ocs]
+    away = [(c, ocs) for c, ocs in away if not contains_answer(c.text, answers)]
+    away.sort(key=lambda x: -overlap(x[0]))
+    for c, ocs in away[:other_negatives]:
+        rows.append({"q": question, "p": text_of(title, reading(c, list(ocs), title)), "y": 0})
     return rows
 
 
-def squad_dev_pairs(folder: Path, leave_first: int, hold_out: int, limit: int, negatives: int, seed: int):
+def squad_dev_pairs(
+    folder: Path, leave_first: int, hold_out: int, limit: int, negatives: int, other_negatives: int, seed: int
+):
     ds = load_dataset(folder)
     corpus = [json.loads(line) for line in ds.corpus_file.open()]
     by_id = {d["_id"]: d for d in corpus}
@@ -98,13 +113,15 @@ def squad_dev_pairs(folder: Path, leave_first: int, hold_out: int, limit: int, n
         answers = list(q.extra["answers"])
         starts = [m.start() for a in answers for m in re.finditer(re.escape(a), d["text"])]
         others = [by_id[o]["text"] for o in by_title[d["title"]] if o != cid and o not in left]
-        got = question_pairs(q.text, d["title"], d["text"], answers, starts, others, negatives, rng)
+        got = question_pairs(q.text, d["title"], d["text"], answers, starts, others, negatives, other_negatives)
         rows += got
         used += bool(got)
     return rows, [by_id[c]["text"] for c in left]
 
 
-def shifts_pairs(path: Path, left_texts: list[str], limit: int, negatives: int, seed: int) -> list[dict]:
+def shifts_pairs(
+    path: Path, left_texts: list[str], limit: int, negatives: int, other_negatives: int, seed: int
+) -> list[dict]:
     data = json.loads(path.read_text())["data"]
     texts = [p["context"] for art in data for p in art["paragraphs"]]
     near = overlapping(texts, left_texts)
@@ -124,7 +141,7 @@ def shifts_pairs(path: Path, left_texts: list[str], limit: int, negatives: int, 
             break
         answers = sorted({a["text"] for a in qa["answers"]})
         starts = [a["answer_start"] for a in qa["answers"]]
-        got = question_pairs(qa["question"], title, ctx, answers, starts, others, negatives, rng)
+        got = question_pairs(qa["question"], title, ctx, answers, starts, others, negatives, other_negatives)
         rows += got
         used += bool(got)
     print(f"{path.name}: {used} questions, {len(near)} paragraphs left out as near copies", flush=True)
@@ -138,6 +155,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("src/citegraph/models/sentences-minilm.safetensors"))
     ap.add_argument("--per-source", type=int, default=3000, help="questions drawn from each source")
     ap.add_argument("--negatives", type=int, default=3, help="negative claims of the same paragraph per question")
+    ap.add_argument(
+        "--other-negatives", type=int, default=2,
+        help="negative claims of the article's other paragraphs per question, those sharing most words first",
+    )  # fmt: skip
     ap.add_argument("--leave-first", type=int, default=600, help="squad-dev documents never trained on")
     ap.add_argument("--hold-out", type=int, default=200, help="leave out the paragraphs of this benchmark sample")
     ap.add_argument("--layers", type=int, default=3)
@@ -147,10 +168,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pairs-only", type=Path, help="write the pairs as JSONL here and stop")
     a = ap.parse_args()
-    rows, left_texts = squad_dev_pairs(a.squad, a.leave_first, a.hold_out, a.per_source, a.negatives, a.seed)
+    rows, left_texts = squad_dev_pairs(
+        a.squad, a.leave_first, a.hold_out, a.per_source, a.negatives, a.other_negatives, a.seed
+    )
     print(f"squad-dev: {len(rows)} pairs", flush=True)
     for path in a.shifts:
-        rows += shifts_pairs(path, left_texts, a.per_source, a.negatives, a.seed)
+        rows += shifts_pairs(path, left_texts, a.per_source, a.negatives, a.other_negatives, a.seed)
     print(f"{len(rows)} pairs, {sum(r['y'] for r in rows)} positive", flush=True)
     if a.pairs_only:
         a.pairs_only.write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -9,6 +9,7 @@ else in the package reads the environment for configuration.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, cast
 
@@ -362,3 +363,26 @@ class Context:
         if temporal_weight is not None:
             knobs["temporal_weight"] = temporal_weight
         return RetrievalSettings(top_m=top_m, **knobs)
+
+
+# What the LangGraph server itself puts beside a client's settings when it builds a run's context from
+# `config["configurable"]` (a client of the older API): ids and its own bookkeeping, not settings.
+_SERVER_KEYS = frozenset(
+    {"thread_id", "run_id", "graph_id", "assistant_id", "checkpoint_id", "checkpoint_ns", "user_id", "cron_id"}
+)
+
+
+def check_run_settings(given: Mapping[str, Any]) -> None:
+    """Refuse, by name, a run setting `Context` does not have. The LangGraph server drops such keys
+    before the graph sees them, so `context={"corpus_name": "vault"}` would quietly answer from the
+    default corpus, and `{"llm_base_url": ...}` would look accepted."""
+    settable = {f.name for f in fields(Context) if f.name != "deployment"}
+    unknown = sorted(
+        k for k in given if k not in settable and k not in _SERVER_KEYS and not k.startswith(("__", "langgraph_", "x-"))
+    )
+    if not unknown:
+        return
+    operator_keys = {f.name for f in fields(Deployment)} | {"deployment", "corpus_dir"}
+    operator = [k for k in unknown if k in operator_keys]
+    why = " (the operator's settings, set where the server starts, not per run)" if operator else ""
+    raise InputError(f"unknown run setting(s): {', '.join(unknown)}{why}; a run may set: {', '.join(sorted(settable))}")

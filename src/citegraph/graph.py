@@ -1,5 +1,6 @@
 """The evidence graph, wiring only: `builder` (uncompiled, so tests compile it with their own saver)
-and `graph` (compiled, no checkpointer: `langgraph dev` and the platform bring their own).
+and `graph` (compiled, no checkpointer: `langgraph dev` and the platform bring their own), which the
+server reaches through `served`.
 
 START → route ─┬─ direct ─────────────────────────────────────────────→ write → END
                └─ recent | corpus → decompose → retrieve (Send per sub-query) → pool
@@ -10,9 +11,13 @@ START → route ─┬─ direct ───────────────�
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from citegraph.context import Context
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from citegraph.context import Context, check_run_settings
 from citegraph.nodes.abstain import abstain
 from citegraph.nodes.contradictions import detect_contradictions, route_after_contradictions
 from citegraph.nodes.decompose import decompose_question
@@ -23,6 +28,9 @@ from citegraph.nodes.retrieve import fan_out_extraction, fan_out_retrieval, pool
 from citegraph.nodes.route import route_after_route, route_question
 from citegraph.nodes.write import write_answer
 from citegraph.state import ExtractTask, InputState, OutputState, RetrieveTask, State
+
+if TYPE_CHECKING:  # the server's runtime; langgraph_api resolves the annotation by name
+    from langgraph_sdk.runtime import ServerRuntime
 
 builder = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
 builder.add_node("route", route_question)
@@ -50,3 +58,14 @@ builder.add_edge("abstain", END)
 
 graph = builder.compile()
 graph.name = "citegraph"
+
+
+def served(runtime: ServerRuntime) -> CompiledStateGraph[State, Context, InputState, OutputState]:
+    """The graph as `langgraph dev` serves it (langgraph.json names this factory). The server calls it
+    for every access, and for a run with the run's context as the client sent it, before it drops the
+    keys the context schema lacks: so a misspelt or forbidden setting is refused by name here instead
+    of being ignored. The graph itself is the one compiled above."""
+    run = runtime.execution_runtime
+    if run is not None and isinstance(run.context, Mapping):
+        check_run_settings(run.context)
+    return graph

@@ -186,9 +186,19 @@ def test_a_client_cannot_redirect_the_model_or_the_corpus(server: str, attacker,
     }
     out = _run(server, {"question": "How tall is Mount Etna?"}, context)
     assert seen == []  # not one request, so the operator's key went nowhere
-    assert not out["answer"]["abstained"] and "3,357" in out["answer"]["answer"]
-    assert out["answer"]["engine"] == "extractive"  # the client's model was not taken either
+    message = _error(out)  # refused by name, not quietly run on the operator's settings
+    assert "unknown run setting(s): corpus_dir, deployment, llm_api_key, llm_base_url, llm_model" in message
+    assert "the operator's settings" in message
     assert not elsewhere.exists()
+
+
+def test_a_misspelt_run_setting_is_refused_not_ignored(server: str):
+    # The server drops context keys its schema lacks; this one would have answered from the default corpus.
+    message = _error(_run(server, {"question": "What is the vault code?"}, {"corpus_name": "vault"}))
+    assert "unknown run setting(s): corpus_name;" in message and "corpus" in message.split("may set:")[1]
+    # What the server adds itself, and every setting a client may choose, still runs.
+    out = _run(server, {"question": "How tall is Mount Etna?"}, {"corpus": "default", "k_dense": 20})
+    assert "3,357" in out["answer"]["answer"] and out["answer"]["engine"] == "extractive"
 
 
 def test_a_client_picks_a_corpus_by_name_among_the_operators(server: str):
