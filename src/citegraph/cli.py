@@ -1,4 +1,4 @@
-"""The `citegraph` command line: ingest | search | ask | corpus | eval.
+"""The `citegraph` command line: ingest | search | ask | chat | corpus | eval.
 
 Exit status: 0 when the work was done (`ingest` reports what it skipped and why, every run until it
 is fixed); 1 when `ingest` skipped something and stored nothing, or skipped anything with --strict;
@@ -59,6 +59,51 @@ def _settings(a: argparse.Namespace) -> RetrievalSettings:
     return RetrievalSettings(top_m=a.top, cutoff=not a.no_cutoff, **knobs)
 
 
+def _add_answer_options(p: argparse.ArgumentParser) -> None:
+    """The options of `ask` and `chat`: which corpus, engine, judge and threshold answer."""
+    p.add_argument("--corpus", help="corpus folder (default $CITEGRAPH_CORPUS or .citegraph/demo)")
+    p.add_argument("--as-of", help="measure document age from this date (default today)")
+    p.add_argument("--mode", choices=["auto", "recent", "corpus", "direct"], default="auto")
+    p.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default $CITEGRAPH_LLM_BASE_URL)")
+    p.add_argument("--llm-model", help="model name (default $CITEGRAPH_LLM_MODEL); none: extractive engine")
+    p.add_argument(
+        "--llm-timeout", type=float, metavar="SECONDS", help="wait this long for one model call (default 120)"
+    )
+    p.add_argument(
+        "--deadline",
+        type=float,
+        metavar="SECONDS",
+        help="no model call this long after a question starts; the rest is extractive "
+        "(default $CITEGRAPH_RUN_DEADLINE_S or 600)",
+    )
+    p.add_argument(
+        "--llm-scope",
+        choices=LLM_SCOPES,
+        help="with a model: it runs every node (all), or only judges whether the facts answer (judge)",
+    )
+    p.add_argument(
+        "--judge",
+        choices=JUDGES,
+        help="without a model: the sentence scorer (default; needs --sentence-ranker learned), the lexical "
+        "score or the reader judges whether the facts answer",
+    )
+    p.add_argument(
+        "--sentence-ranker",
+        choices=SENTENCE_RANKERS,
+        help="how each passage's answer sentences are picked: the learned scorer (default) or lexical "
+        "relevance alone (then give --judge lexical or reader)",
+    )
+    p.add_argument(
+        "--abstain-threshold",
+        type=float,
+        metavar="T",
+        help="abstain below this support (default 0.6, chosen for right answers minus wrong ones: lower "
+        "it for more answers, and more wrong ones)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="citegraph", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
@@ -113,48 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer every question of FILE (one per line, or JSONL with a 'question' field; - for stdin) "
         "with the models loaded once; prints one JSON answer per line",
     )
-    p.add_argument("--corpus", help="corpus folder (default $CITEGRAPH_CORPUS or .citegraph/demo)")
     p.add_argument("--json", action="store_true", help="print the whole answer record as JSON")
-    p.add_argument("--as-of", help="measure document age from this date (default today)")
-    p.add_argument("--mode", choices=["auto", "recent", "corpus", "direct"], default="auto")
-    p.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
-    p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (default $CITEGRAPH_LLM_BASE_URL)")
-    p.add_argument("--llm-model", help="model name (default $CITEGRAPH_LLM_MODEL); none: extractive engine")
-    p.add_argument(
-        "--llm-timeout", type=float, metavar="SECONDS", help="wait this long for one model call (default 120)"
+    _add_answer_options(p)
+
+    p = sub.add_parser(
+        "chat", help="ask questions one at a time, typed or piped, with the models loaded once (Ctrl-D ends)"
     )
-    p.add_argument(
-        "--deadline",
-        type=float,
-        metavar="SECONDS",
-        help="no model call this long after a question starts; the rest is extractive "
-        "(default $CITEGRAPH_RUN_DEADLINE_S or 600)",
-    )
-    p.add_argument(
-        "--llm-scope",
-        choices=LLM_SCOPES,
-        help="with a model: it runs every node (all), or only judges whether the facts answer (judge)",
-    )
-    p.add_argument(
-        "--judge",
-        choices=JUDGES,
-        help="without a model: the sentence scorer (default; needs --sentence-ranker learned), the lexical "
-        "score or the reader judges whether the facts answer",
-    )
-    p.add_argument(
-        "--sentence-ranker",
-        choices=SENTENCE_RANKERS,
-        help="how each passage's answer sentences are picked: the learned scorer (default) or lexical "
-        "relevance alone (then give --judge lexical or reader)",
-    )
-    p.add_argument(
-        "--abstain-threshold",
-        type=float,
-        metavar="T",
-        help="abstain below this support (default 0.6, chosen for right answers minus wrong ones: lower "
-        "it for more answers, and more wrong ones)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
+    _add_answer_options(p)
 
     p = sub.add_parser("corpus", help="what a corpus holds: documents, dates and where they came from, passages")
     p.add_argument("corpus", help="corpus folder")
@@ -331,7 +341,8 @@ def cmd_ask(a: argparse.Namespace) -> int:
     from citegraph.api import graph_input, make_context
     from citegraph.graph import graph
 
-    if (a.question is None) == (a.questions is None):
+    chat = a.command == "chat"
+    if not chat and (a.question is None) == (a.questions is None):
         raise InputError("give one QUESTION, or --questions FILE")
     if a.as_of:
         require_date(a.as_of, "--as-of")
@@ -366,6 +377,8 @@ def cmd_ask(a: argparse.Namespace) -> int:
                     answer = delta["answer"]
         return answer, steps
 
+    if chat:
+        return _chat(lambda q: asyncio.run(run(q, a.quiet)))
     if a.questions:
         return _ask_many(a.questions, lambda q: asyncio.run(run(q, True)))
     answer, steps = asyncio.run(run(a.question, a.quiet))
@@ -421,6 +434,32 @@ def _ask_many(path: str, answer_one: Any) -> int:
         except InputError as exc:
             record = {"question": q, "error": str(exc)}
         print(json.dumps(record, ensure_ascii=False), flush=True)
+    return 0
+
+
+def _chat(answer_one: Any) -> int:
+    """Questions one per line from a terminal or a pipe, each answered as `ask` prints it, with the
+    models loaded once (each separate `ask` loads them again).
+    A question the graph refuses gets its error and the chat goes on; Ctrl-D, "exit" or "quit" ends."""
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print("citegraph chat: type a question (Ctrl-D or 'exit' ends)", file=sys.stderr)
+    while True:
+        try:
+            line = input("? " if interactive else "")
+        except (EOFError, KeyboardInterrupt):
+            break
+        question = line.strip()
+        if question.lower() in ("exit", "quit"):
+            break
+        if not question:
+            continue
+        try:
+            answer, _ = answer_one(question)
+            print(answer.render() if answer is not None else "(the graph ended without an answer)")
+        except InputError as exc:
+            print(f"citegraph: {exc}", file=sys.stderr)
+        print(flush=True)
     return 0
 
 
@@ -489,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_ingest(a)
         if a.command == "search":
             return cmd_search(a)
-        if a.command == "ask":
+        if a.command in ("ask", "chat"):
             return cmd_ask(a)
         if a.command == "corpus":
             return cmd_corpus(a)

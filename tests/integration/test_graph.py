@@ -259,6 +259,13 @@ def test_cli_many_questions_missing_paths_and_empty_corpora(corpus: Path, tmp_pa
     first, second = (json.loads(line) for line in proc.stdout.splitlines())
     assert "3,357" in first["answer"] and first["references"]
     assert second["question"] == long and "the limit is 2,000" in second["error"]
+    # chat: typed or piped questions answered one by one, a refused one does not end it, "exit" does.
+    typed = f"How tall is Mount Etna?\n\n{long}\nWhat is the vault code?\nexit\nHow tall is Mount Etna?\n"
+    proc = run_cli("chat", "--corpus", str(corpus), "--quiet", input=typed)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("3,357 [1]")
+    assert proc.stdout.count("References") == 1  # nothing after "exit" was answered
+    assert "the limit is 2,000" in proc.stderr and "The corpus does not hold enough evidence" in proc.stdout
     # A mistyped path is refused before anything is done; no corpus folder is left behind.
     proc = run_cli("ingest", str(tmp_path / "typo"), "--corpus", str(tmp_path / "new"))
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr and not (tmp_path / "new").exists()
