@@ -265,6 +265,8 @@ def test_cli_many_questions_missing_paths_and_empty_corpora(corpus: Path, tmp_pa
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("3,357 [1]")
     assert proc.stdout.count("References") == 1  # nothing after "exit" was answered
+    # The corpus's two Ottawa water figures disagree, but neither question is about them.
+    assert "Conflicts" not in proc.stdout and "Ottawa" not in proc.stdout
     assert "the limit is 2,000" in proc.stderr and "The corpus does not hold enough evidence" in proc.stdout
     # A mistyped path is refused before anything is done; no corpus folder is left behind.
     proc = run_cli("ingest", str(tmp_path / "typo"), "--corpus", str(tmp_path / "new"))

@@ -30,6 +30,11 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     q = "How many instances does the wine dataset have?"
     assert ans.answer_values("number", "Number of Instances: 178", q) == ["178"]
     assert ans.answer_values("number", "The wine dataset is popular.", q) == []
+    # A scale word is part of the value: "310", for 310 million litres, would be wrong.
+    q = "How much water does the Britannia plant process a day?"
+    text = "Ottawa's water treatment plant at Britannia processes 310 million litres per day."
+    assert ans.answer_values("number", text, q) == ["310 million"]
+    assert ans.the_value("number", text, q) == "310 million"
     # A version is one of the product asked about: not HTTP/1.1, not the package's own release.
     q = "Which Python version does HTTPX need?"
     assert ans.answer_values("version", "HTTPX requires Python 3.8+.", q) == ["3.8+"]

@@ -13,6 +13,7 @@ from citegraph.prompts import ABSTAIN
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Answer
 from citegraph.state import State, resolved_mode
+from citegraph.text.conflicts import bearing
 from citegraph.text.injection import source_label
 
 
@@ -77,7 +78,9 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         abstained=True,
         abstain_reason=why,
         facts=state.get("facts", []),
-        contradictions=state.get("contradictions", []),
+        contradictions=bearing(
+            state.get("contradictions", []), state.get("facts", []), runtime.context.min_fact_relevance
+        ),
         reconcile_rounds=state.get("reconcile_rounds", 0),
         searched=searched(state),
         support=state.get("support", 0.0),

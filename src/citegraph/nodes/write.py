@@ -29,6 +29,7 @@ from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, 
 from citegraph.state import State, resolved_mode
 from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_numbers
+from citegraph.text.conflicts import bearing
 from citegraph.text.injection import clean_title, source_label
 from citegraph.text.support import unsupported_terms
 from citegraph.text.tokens import tokenize
@@ -270,7 +271,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         sentences=sentences,
         references=refs,
         facts=facts,
-        contradictions=contradictions,
+        contradictions=bearing(contradictions, facts, ctx.min_fact_relevance, {i for _, ids in plan for i in ids}),
     )
     if not sentences:  # nothing survived validation: say so rather than return an empty answer
         answer = answer.model_copy(

@@ -113,6 +113,8 @@ _SPELLED = (
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(_SPELLED.split())})\b", re.IGNORECASE)
 _NUM = re.compile(r"(?<![\w.])[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])[-−]?\d+(?:\.\d+)?%?(?![\w.]*\d)")
 _RELEASE_BEFORE = re.compile(r"\b(version|release|v)\s*$", re.IGNORECASE)
+# "310 million litres": the value is "310 million"; "310" alone would be a wrong answer.
+_SCALE_AFTER = re.compile(r"\s+(?:thousand|million|billion|trillion)\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
 _MONTH = re.compile(
     r"\b(january|february|march|april|june|july|august|september|october|november|december)\b", re.IGNORECASE
@@ -158,11 +160,12 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
     if kind == "number":
         # A release number counts nothing: "version 5.44 of the file command" is no answer to "how many bytes".
         counts = [
-            m.group(0)
+            m.group(0) + (scale.group(0) if (scale := _SCALE_AFTER.match(text, m.end())) else "")
             for m in _NUM.finditer(text)
             if not _RELEASE_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
         ]
-        return new(counts + [m.group(0) for m in _NUMBER_WORD.finditer(text)])
+        words = [m.group(0) for m in _NUMBER_WORD.finditer(text) if not re.search(r"\d\s+$", text[: m.start()])]
+        return new(counts + words)
     if kind == "date":
         return new([m.group(0) for m in _YEAR.finditer(text)] + [m.group(0) for m in _MONTH.finditer(text)])
     if kind == "version":

@@ -23,10 +23,12 @@ A conflict's `point` names its subject and attribute in words ("requests: Requir
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
+from citegraph.schemas import Contradiction, Fact
 from citegraph.text.claims import extract_entities, extract_numbers
 from citegraph.text.tokens import STOPWORDS, tokenize
 
@@ -362,3 +364,19 @@ def relative_difference(a: str, b: str) -> float | None:
     x, y = float(na[0].rstrip("%")), float(nb[0].rstrip("%"))
     top = max(abs(x), abs(y))
     return abs(x - y) / top if top else 0.0
+
+
+def bearing(
+    contradictions: list[Contradiction], facts: list[Fact], min_relevance: float, cited: Set[str] = frozenset()
+) -> list[Contradiction]:  # fmt: skip
+    """The conflicts an answer reports: those where a fact the answer cites, or one that bears on the
+    question, takes a side. Two retrieved passages that disagree about something else ("How tall is
+    Etna?" and two figures for a water plant's output) are not the user's concern; the contradictions
+    node's trace still lists them."""
+    by_id = {f.id: f for f in facts}
+
+    def bears(fid: str) -> bool:
+        f = by_id.get(fid)
+        return fid in cited or (f is not None and f.relevance >= min_relevance)
+
+    return [c for c in contradictions if any(bears(fid) for fid in c.facts)]
