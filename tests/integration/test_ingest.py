@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from citegraph.ingest.pipeline import ingest, remove
-from citegraph.store import index as index_mod
+from citegraph.retrievers import index as index_mod
 from citegraph.store.corpus import Corpus, CorpusError
 from conftest import run_cli
 
@@ -324,9 +324,9 @@ def test_an_index_saved_by_an_older_release_is_rebuilt_and_saved_by_the_next_ing
     info = json.loads(info_path.read_text())
     info_path.write_text(json.dumps({k: v for k, v in info.items() if k != "sparse_text"}))
     with Corpus.open(corpus, embedder.identity.as_dict()) as c:
-        assert not c.index_is_current() and index_mod.load(c.index_dir) is None
+        assert not index_mod.is_current(c) and index_mod.load(c.index_dir) is None
         with caplog.at_level("WARNING", logger="citegraph.store.corpus"):
-            idx = c.load_index()
+            idx = index_mod.load_current(c)
         assert len(idx.table) == len(c.ledger.live_chunk_ids())
     assert "older citegraph" in caplog.text
     report = ingest([doc_folder], corpus, embedder=embedder)

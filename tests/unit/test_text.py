@@ -4,9 +4,9 @@ from datetime import date
 
 import pytest
 
-from citegraph.ingest.density import fd_raw, fd_star, fit_stats
 from citegraph.text.claims import claims, extract_numbers, score_claim
 from citegraph.text.dates import date_to_int, int_to_date, parse_date, require_date
+from citegraph.text.density import fd_raw, fd_star, fit_stats
 from citegraph.text.sentences import blocks, split_sentences
 from citegraph.text.tokens import tokenize
 

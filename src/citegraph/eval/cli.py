@@ -128,10 +128,11 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
     if cmd == "density":
         from citegraph.embed import get_embedder
         from citegraph.eval.density import run_density
+        from citegraph.retrievers import index as corpus_index
         from citegraph.store.corpus import Corpus
 
         with Corpus.open(a.corpus, get_embedder().identity.as_dict()) as c:
-            idx = c.load_index()
+            idx = corpus_index.load_current(c)
             raw = c.ledger.index_table()["fd_raw"]
         out = {"corpus": a.corpus, **run_density(idx, raw)}
         folder = report.out_dir(a.out, cmd)
@@ -206,11 +207,12 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
     if cmd == "coverage":
         from citegraph.embed import get_embedder
         from citegraph.eval.coverage import run_coverage
+        from citegraph.retrievers import index as corpus_index
         from citegraph.store.corpus import Corpus
 
         emb = get_embedder()
         with Corpus.open(a.corpus, emb.identity.as_dict()) as c:
-            idx = c.load_index()
+            idx = corpus_index.load_current(c)
             texts = c.ledger.index_table()["texts"]
         return _finish(
             a, "Corpus coverage pre-check", {**head, **run_coverage(idx, texts, emb, queries, progress=progress)}

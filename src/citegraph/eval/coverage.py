@@ -10,7 +10,7 @@ import numpy as np
 
 from citegraph.embed import Embedder
 from citegraph.eval.datasets import Query
-from citegraph.store.index import CorpusIndex
+from citegraph.retrievers.index import CorpusIndex
 from citegraph.text.answerability import question_terms
 from citegraph.text.tokens import tokenize
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from citegraph.ingest.density import BINS, length_bins
-from citegraph.store.index import CorpusIndex
+from citegraph.retrievers.index import CorpusIndex
+from citegraph.text.density import BINS, length_bins
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> dict[str, float | None]:

@@ -28,12 +28,13 @@ import numpy as np
 from citegraph.context import ChunkingSettings
 from citegraph.embed import Embedder, get_embedder
 from citegraph.ingest.chunking import chunk_text, page_of
-from citegraph.ingest.density import fd_raw_spans
 from citegraph.ingest.loaders import LOADERS_VERSION, Skipped, SourceDoc, discover, load_file
+from citegraph.retrievers import index as corpus_index
 from citegraph.store.corpus import Corpus, lock_for_ingest, write_manifest
 from citegraph.store.ledger import ChunkRow, DocRow, SectionRow, StagedDoc
 from citegraph.text.claims import claims
 from citegraph.text.dates import date_to_int, parse_date
+from citegraph.text.density import fd_raw_spans
 from citegraph.text.injection import passage_warning
 from citegraph.text.sentences import document_sentences
 
@@ -399,8 +400,8 @@ class Ingestor:
 
     def finish(self, started: float) -> IngestReport:
         t = time.perf_counter()
-        if not self.corpus.index_is_current():
-            self.corpus.rebuild_index()
+        if not corpus_index.is_current(self.corpus):
+            corpus_index.rebuild(self.corpus)
         self.report.add_time("index", time.perf_counter() - t)
         counts = self.corpus.ledger.counts()
         self.report.documents_total = counts["documents"]

@@ -35,6 +35,7 @@ from citegraph.context import RetrievalSettings
 from citegraph.embed import Embedder, get_embedder
 from citegraph.errors import InputError
 from citegraph.retrievers import fusion, rerank
+from citegraph.retrievers import index as corpus_index
 from citegraph.retrievers.dense import DenseRetriever, chroma_where
 from citegraph.retrievers.sparse import lucene_idf, top_k
 from citegraph.schemas import Evidence, SearchResult
@@ -86,7 +87,7 @@ class HybridRetriever:
         self.corpus = corpus
         self.embedder = embedder
         self.settings = settings or RetrievalSettings()
-        self.index = corpus.load_index(sparse_backend)
+        self.index = corpus_index.load_current(corpus, sparse_backend)
         self.stem = bool(corpus.manifest.sparse.get("stem", True))
         self.dense = DenseRetriever(corpus.dense)
         self._docs = {d["doc_id"]: d for d in corpus.ledger.documents()}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import logging
 import os
 import time
 from dataclasses import dataclass
@@ -20,11 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from citegraph.context import ChunkingSettings
-from citegraph.store import index as index_mod
 from citegraph.store.chroma import EMBEDDED_COLLECTION, DenseStore, open_client
 from citegraph.store.ledger import Ledger
-
-log = logging.getLogger(__name__)
 
 MANIFEST_FORMAT = 1
 
@@ -179,46 +175,6 @@ class Corpus:
     @property
     def index_dir(self) -> Path:
         return self.dir / "index"
-
-    def load_index(self, sparse_backend: str | None = None) -> index_mod.CorpusIndex:
-        """The saved index if it is current; otherwise one built in memory from the ledger."""
-        backend = sparse_backend or self.manifest.sparse["backend"]
-        idx = index_mod.load(self.index_dir)
-        if idx is not None and idx.generation == self.ledger.generation and idx.sparse.backend == backend:
-            return idx
-        if idx is None and (self.index_dir / "index.json").exists():
-            log.warning(
-                "%s could not be used (built by an older citegraph, or damaged): rebuilt in memory for this process; "
-                "`citegraph ingest` on this corpus saves the new one",
-                self.index_dir,
-            )
-        return index_mod.build(self.ledger, backend, bool(self.manifest.sparse.get("stem", True)))
-
-    def rebuild_index(self) -> index_mod.CorpusIndex:
-        idx = index_mod.build(
-            self.ledger, self.manifest.sparse["backend"], bool(self.manifest.sparse.get("stem", True))
-        )
-        self.ledger.set_fd_star(idx.table.chunk_ids, idx.table.fd_star)
-        index_mod.save(idx, self.index_dir)
-        return idx
-
-    def index_is_current(self) -> bool:
-        from citegraph.retrievers.sparse import PARAMS
-
-        p = self.index_dir / "index.json"
-        if not p.exists():
-            return False
-        try:
-            info = json.loads(p.read_text())
-            sparse = json.loads((self.index_dir / "sparse" / "backend.json").read_text())
-        except (OSError, json.JSONDecodeError, KeyError):
-            return False
-        return bool(
-            info.get("generation") == self.ledger.generation
-            and info.get("sparse_text") == index_mod.SPARSE_TEXT
-            and sparse.get("backend") == self.manifest.sparse["backend"]
-            and {k: sparse.get(k) for k in PARAMS} == PARAMS
-        )
 
     def __enter__(self) -> Corpus:
         return self

@@ -1,7 +1,8 @@
 """The derived in-memory index of a corpus: the BM25 index and a table of every live passage (chunk
 id, document id, embedding, date, factual density), aligned by position.
 
-It is rebuilt from the ledger after each ingest that changed something and saved in `index/` beside
+It is rebuilt from the ledger after each ingest that changed something (`rebuild`, when `is_current`
+says so) and saved in `index/` beside
 the ledger with the ledger generation it was built at; a reader that finds it missing or older than
 the ledger rebuilds it in memory (never half-written: saves go to a temporary folder renamed into
 place).
@@ -10,6 +11,7 @@ place).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -20,10 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from citegraph.context import DEFAULT_TIER_WEIGHTS
-from citegraph.ingest.density import DensityStats, fd_star, fit_stats
-from citegraph.retrievers.sparse import SparseIndex, build_index, load_index
+from citegraph.retrievers.sparse import PARAMS, SparseIndex, build_index, load_index
+from citegraph.store.corpus import Corpus
 from citegraph.store.ledger import Ledger
+from citegraph.text.density import DensityStats, fd_star, fit_stats
 from citegraph.text.tokens import tokenize, tokenize_many
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -162,3 +167,45 @@ def load(folder: Path) -> CorpusIndex | None:
     d = info["density"]
     stats = DensityStats(tuple(d["edges"]), tuple(d["mean"]), tuple(d["std"]))
     return CorpusIndex(int(info["generation"]), table, sparse, stats)
+
+
+def load_current(corpus: Corpus, sparse_backend: str | None = None) -> CorpusIndex:
+    """The corpus's saved index if it is current; otherwise one built in memory from the ledger."""
+    backend = sparse_backend or corpus.manifest.sparse["backend"]
+    idx = load(corpus.index_dir)
+    if idx is not None and idx.generation == corpus.ledger.generation and idx.sparse.backend == backend:
+        return idx
+    if idx is None and (corpus.index_dir / "index.json").exists():
+        log.warning(
+            "%s could not be used (built by an older citegraph, or damaged): rebuilt in memory for this process; "
+            "`citegraph ingest` on this corpus saves the new one",
+            corpus.index_dir,
+        )
+    return build(corpus.ledger, backend, bool(corpus.manifest.sparse.get("stem", True)))
+
+
+def rebuild(corpus: Corpus) -> CorpusIndex:
+    """Build the index from the ledger, store each passage's FD* in the ledger, and save the index."""
+    idx = build(corpus.ledger, corpus.manifest.sparse["backend"], bool(corpus.manifest.sparse.get("stem", True)))
+    corpus.ledger.set_fd_star(idx.table.chunk_ids, idx.table.fd_star)
+    save(idx, corpus.index_dir)
+    return idx
+
+
+def is_current(corpus: Corpus) -> bool:
+    """Whether the saved index was built at the ledger's generation, by this release's sparse text and
+    with the manifest's backend and BM25 parameters."""
+    p = corpus.index_dir / "index.json"
+    if not p.exists():
+        return False
+    try:
+        info = json.loads(p.read_text())
+        sparse = json.loads((corpus.index_dir / "sparse" / "backend.json").read_text())
+    except (OSError, json.JSONDecodeError, KeyError):
+        return False
+    return bool(
+        info.get("generation") == corpus.ledger.generation
+        and info.get("sparse_text") == SPARSE_TEXT
+        and sparse.get("backend") == corpus.manifest.sparse["backend"]
+        and {k: sparse.get(k) for k in PARAMS} == PARAMS
+    )
