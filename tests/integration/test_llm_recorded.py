@@ -37,6 +37,10 @@ def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
     answer = replay(name, corpus)
     assert answer.engine == "llm" and answer.support_source == "model"
     assert not answer.abstained and answer.sentences
+    # The model's quotes carry the sentence scorer's probability too: without the model's judgement
+    # the default judge reads the same scale as for the extractive engine's facts.
+    assert answer.facts and all(f.answer_p is not None for f in answer.facts)
+    assert "sentences" in answer.support_parts
     assert all(s.citations for s in answer.sentences)
     refs = {r.n: r for r in answer.references}
     for s in answer.sentences:

@@ -164,6 +164,16 @@ def heading_for(c: Claim, passage_claims: list[Claim], kind: ans.AnswerType, que
 Scored = tuple[Claim, float, bool, Claim | None, float | None]
 
 
+def answer_probabilities(question: str, ev: Evidence, cs: list[Claim]) -> list[float]:
+    """The answer-sentence scorer's probability that each claim of the passage states the answer, each
+    read as extraction reads it (after its title, a pronoun's subject prefixed)."""
+    if not cs:
+        return []
+    context = list(passage_claims(ev.text))
+    texts = [sentence_text(ev.title, reading(c, context, ev.title)) for c in cs]
+    return get_sentence_scorer().probabilities(question, texts)
+
+
 def extractive_facts(
     question: str, ev: Evidence, idf: dict[str, float], limit: int, learned: bool = False
 ) -> list[Scored]:
@@ -193,9 +203,7 @@ def extractive_facts(
     ]
     probs: dict[int, float] = {}
     if learned:
-        context = list(passage_claims(ev.text))
-        texts = [sentence_text(ev.title, reading(c, context, ev.title)) for c, _, _ in scored]
-        got = get_sentence_scorer().probabilities(question, texts)
+        got = answer_probabilities(question, ev, [c for c, _, _ in scored])
         probs = dict(zip((c.start for c, _, _ in scored), got, strict=True))
 
     scored.sort(
@@ -262,7 +270,13 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
                 fallback = "no quote the model gave was found verbatim in the passage"
             elif cands or not got.facts:
                 by_model = await asyncio.to_thread(score_claims, question, ev, cands[: ctx.facts_per_passage], idf)
-                scored = [(c, rel, typed, None, None) for c, rel, typed in by_model]
+                # The model's quotes are scored like the extractive engine's, so the default judge (the
+                # scorer's probability) reads the same scale whichever engine chose the sentences.
+                probs: list[float | None] = [None] * len(by_model)
+                if ctx.sentence_ranker == "learned":
+                    got_p = await asyncio.to_thread(answer_probabilities, question, ev, [c for c, _, _ in by_model])
+                    probs = list(got_p)
+                scored = [(c, rel, typed, None, p) for (c, rel, typed), p in zip(by_model, probs, strict=True)]
     if scored is None:
         learned = ctx.sentence_ranker == "learned"
         scored = await asyncio.to_thread(extractive_facts, question, ev, idf, ctx.facts_per_passage, learned)
