@@ -116,19 +116,29 @@ def main() -> None:
     p.add_argument("--dev", nargs="+", type=Path, required=True)
     p.add_argument("--test", nargs="+", type=Path, default=[])
     p.add_argument("--objective", choices=["trust", "youden"], default="trust")
+    p.add_argument("--judge", action="append", choices=list(JUDGES), help="choose among these only (repeatable)")
+    p.add_argument("--at", metavar="JUDGE=T", help="choose nothing: report this judge and threshold")
     a = p.parse_args()
     key = "trust" if a.objective == "trust" else "youden_j"
     dev = {run_name(r): load(r, "dev") for r in a.dev}
     best = None
-    for judge in JUDGES:
+    for judge in a.judge or JUDGES:
         print(f"  dev areas {judge:>9}: " + " ".join(f"{n} {area(rows, judge):.3f}" for n, rows in dev.items()))
         for t in THRESHOLDS:
             u = float(np.mean([outcome(rows, judge, t)[key] for rows in dev.values()]))
             if best is None or u > best[0] + 1e-9:
                 best = (u, judge, t)
     assert best is not None
-    _, judge, t = best
-    print(f"chosen on dev: judge={judge} threshold={t} (mean {a.objective} {best[0]:.3f})")
+    if a.at:
+        judge, _, given = a.at.partition("=")
+        if judge not in JUDGES:
+            p.error(f"--at: unknown judge {judge!r}")
+        t = float(given)
+        u = float(np.mean([outcome(rows, judge, t)[key] for rows in dev.values()]))
+        print(f"given: judge={judge} threshold={t} (mean {a.objective} on dev {u:.3f})")
+    else:
+        _, judge, t = best
+        print(f"chosen on dev: judge={judge} threshold={t} (mean {a.objective} {best[0]:.3f})")
     for name, rows in dev.items():
         print(f"  dev  {name}: " + fmt(outcome(rows, judge, t)) + f"  area {area(rows, judge):.3f}")
     for run in a.test:
