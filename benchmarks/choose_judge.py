@@ -133,7 +133,10 @@ def main() -> None:
         judge, _, given = a.at.partition("=")
         if judge not in JUDGES:
             p.error(f"--at: unknown judge {judge!r}")
-        t = float(given)
+        try:
+            t = float(given)
+        except ValueError:
+            p.error(f"--at {a.at}: give JUDGE=THRESHOLD, e.g. sentences=0.6")
         u = float(np.mean([outcome(rows, judge, t)[key] for rows in dev.values()]))
         print(f"given: judge={judge} threshold={t} (mean {a.objective} on dev {u:.3f})")
     else:

@@ -133,7 +133,8 @@ def shifts_pairs(
             if par["context"] in near:
                 continue
             for qa in par["qas"]:
-                items.append((art["title"], par["context"], qa, [o for o in pars if o != par["context"]]))
+                others = [o for o in pars if o != par["context"] and o not in near]
+                items.append((art["title"], par["context"], qa, others))
     rng.shuffle(items)
     rows, used = [], 0
     for title, ctx, qa, others in items:

@@ -457,7 +457,9 @@ def _chat(answer_one: Any) -> int:
         try:
             answer, _ = answer_one(question)
             print(answer.render() if answer is not None else "(the graph ended without an answer)")
-        except InputError as exc:
+        except KeyboardInterrupt:  # Ctrl-C stops this answer, not the chat
+            print("(stopped)", file=sys.stderr)
+        except Exception as exc:  # one question's failure is reported; the models stay loaded
             print(f"citegraph: {exc}", file=sys.stderr)
         print(flush=True)
     return 0

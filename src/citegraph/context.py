@@ -368,7 +368,8 @@ class Context:
 # What the LangGraph server itself puts beside a client's settings when it builds a run's context from
 # `config["configurable"]` (a client of the older API): ids and its own bookkeeping, not settings.
 _SERVER_KEYS = frozenset(
-    {"thread_id", "run_id", "graph_id", "assistant_id", "checkpoint_id", "checkpoint_ns", "user_id", "cron_id"}
+    {"thread_id", "run_id", "graph_id", "assistant_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "user_id"}
+    | {"cron_id"}
 )
 
 
@@ -377,9 +378,8 @@ def check_run_settings(given: Mapping[str, Any]) -> None:
     before the graph sees them, so `context={"corpus_name": "vault"}` would quietly answer from the
     default corpus, and `{"llm_base_url": ...}` would look accepted."""
     settable = {f.name for f in fields(Context) if f.name != "deployment"}
-    unknown = sorted(
-        k for k in given if k not in settable and k not in _SERVER_KEYS and not k.startswith(("__", "langgraph_", "x-"))
-    )
+    prefixes = ("__", "langgraph_", "langsmith-", "x-")  # the server's and LangSmith's own
+    unknown = sorted(k for k in given if k not in settable and k not in _SERVER_KEYS and not k.startswith(prefixes))
     if not unknown:
         return
     operator_keys = {f.name for f in fields(Deployment)} | {"deployment", "corpus_dir"}

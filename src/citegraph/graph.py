@@ -65,7 +65,7 @@ def served(runtime: ServerRuntime) -> CompiledStateGraph[State, Context, InputSt
     for every access, and for a run with the run's context as the client sent it, before it drops the
     keys the context schema lacks: so a misspelt or forbidden setting is refused by name here instead
     of being ignored. The graph itself is the one compiled above."""
-    run = runtime.execution_runtime
+    run = getattr(runtime, "execution_runtime", None)  # None where the server only reads the graph
     if run is not None and isinstance(run.context, Mapping):
         check_run_settings(run.context)
     return graph

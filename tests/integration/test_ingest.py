@@ -325,7 +325,7 @@ def test_an_index_saved_by_an_older_release_is_rebuilt_and_saved_by_the_next_ing
     info_path.write_text(json.dumps({k: v for k, v in info.items() if k != "sparse_text"}))
     with Corpus.open(corpus, embedder.identity.as_dict()) as c:
         assert not index_mod.is_current(c) and index_mod.load(c.index_dir) is None
-        with caplog.at_level("WARNING", logger="citegraph.store.corpus"):
+        with caplog.at_level("WARNING", logger="citegraph.retrievers.index"):
             idx = index_mod.load_current(c)
         assert len(idx.table) == len(c.ledger.live_chunk_ids())
     assert "older citegraph" in caplog.text

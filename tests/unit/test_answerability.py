@@ -35,6 +35,9 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     text = "Ottawa's water treatment plant at Britannia processes 310 million litres per day."
     assert ans.answer_values("number", text, q) == ["310 million"]
     assert ans.the_value("number", text, q) == "310 million"
+    q = "How many people died in the fire?"
+    assert ans.the_value("number", "In 1999 twelve people died in the fire.", q) == "twelve"
+    assert ans.answer_values("number", "It seats 5\nhundred people.", "How many does it seat?") == ["5 hundred"]
     # A version is one of the product asked about: not HTTP/1.1, not the package's own release.
     q = "Which Python version does HTTPX need?"
     assert ans.answer_values("version", "HTTPX requires Python 3.8+.", q) == ["3.8+"]

@@ -114,7 +114,7 @@ _NUMBER_WORD = re.compile(rf"\b({'|'.join(_SPELLED.split())})\b", re.IGNORECASE)
 _NUM = re.compile(r"(?<![\w.])[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])[-−]?\d+(?:\.\d+)?%?(?![\w.]*\d)")
 _RELEASE_BEFORE = re.compile(r"\b(version|release|v)\s*$", re.IGNORECASE)
 # "310 million litres": the value is "310 million"; "310" alone would be a wrong answer.
-_SCALE_AFTER = re.compile(r"\s+(?:thousand|million|billion|trillion)\b", re.IGNORECASE)
+_SCALE_AFTER = re.compile(r"\s+(hundred|thousand|million|billion|trillion)\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
 _MONTH = re.compile(
     r"\b(january|february|march|april|june|july|august|september|october|november|december)\b", re.IGNORECASE
@@ -159,12 +159,16 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
 
     if kind == "number":
         # A release number counts nothing: "version 5.44 of the file command" is no answer to "how many bytes".
-        counts = [
-            m.group(0) + (scale.group(0) if (scale := _SCALE_AFTER.match(text, m.end())) else "")
-            for m in _NUM.finditer(text)
-            if not _RELEASE_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
-        ]
-        words = [m.group(0) for m in _NUMBER_WORD.finditer(text) if not re.search(r"\d\s+$", text[: m.start()])]
+        counts, scales = [], []
+        for m in _NUM.finditer(text):
+            if _RELEASE_BEFORE.search(text[max(0, m.start() - 12) : m.start()]):
+                continue
+            scale = _SCALE_AFTER.match(text, m.end())
+            counts.append(f"{m.group(0)} {scale.group(1)}" if scale else m.group(0))
+            if scale:
+                scales.append(scale.start(1))
+        # A scale word taken into a value above is not a value of its own ("twelve" after "1999" is).
+        words = [m.group(0) for m in _NUMBER_WORD.finditer(text) if m.start() not in scales]
         return new(counts + words)
     if kind == "date":
         return new([m.group(0) for m in _YEAR.finditer(text)] + [m.group(0) for m in _MONTH.finditer(text)])

@@ -367,16 +367,23 @@ def relative_difference(a: str, b: str) -> float | None:
 
 
 def bearing(
-    contradictions: list[Contradiction], facts: list[Fact], min_relevance: float, cited: Set[str] = frozenset()
-) -> list[Contradiction]:  # fmt: skip
-    """The conflicts an answer reports: those where a fact the answer cites, or one that bears on the
-    question, takes a side. Two retrieved passages that disagree about something else ("How tall is
-    Etna?" and two figures for a water plant's output) are not the user's concern; the contradictions
-    node's trace still lists them."""
+    contradictions: list[Contradiction],
+    facts: list[Fact],
+    min_relevance: float,
+    answer_p: float,
+    cited: Set[str] = frozenset(),
+) -> list[Contradiction]:
+    """The conflicts an answer reports: those where a fact the answer cites takes a side, or one that
+    bears on the question (lexical relevance from `min_relevance`, or the answer-sentence scorer's
+    probability from `answer_p`, for a question worded unlike its answer). Two retrieved passages that
+    disagree about something else ("How tall is Etna?" and two figures for a water plant's output)
+    are not the user's concern; the contradictions node's trace still lists them."""
     by_id = {f.id: f for f in facts}
 
     def bears(fid: str) -> bool:
         f = by_id.get(fid)
-        return fid in cited or (f is not None and f.relevance >= min_relevance)
+        if fid in cited:
+            return True
+        return f is not None and (f.relevance >= min_relevance or (f.answer_p or 0.0) >= answer_p)
 
     return [c for c in contradictions if any(bears(fid) for fid in c.facts)]
