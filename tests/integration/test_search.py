@@ -183,3 +183,32 @@ def test_a_passage_is_found_by_the_document_it_belongs_to(tmp_path: Path, embedd
             line = next(e for e in hits if "Requires-Python" in e.text)
             assert f">={python}" in line.text and line.rank <= 2
             assert "Name:" not in line.text  # the line's own passage, not the one naming the package
+
+
+def test_the_langchain_retriever_returns_passages_with_their_provenance(corpus: Path, doc_folder: Path):
+    import asyncio
+
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+
+    from citegraph.langchain import CitegraphRetriever
+
+    retriever = CitegraphRetriever(corpus_dir=str(corpus), k=3)
+    assert isinstance(retriever, BaseRetriever)
+    docs = retriever.invoke("How tall is Mount Etna?")
+    assert 0 < len(docs) <= 3 and all(isinstance(d, Document) for d in docs)
+    top = docs[0]
+    assert "3,357 metres" in top.page_content and top.metadata["title"]
+    a, z = top.metadata["span"]
+    assert (doc_folder / "volcano.txt").read_text()[a:z] == top.page_content
+    assert top.metadata["rank"] == 1 and "final" in top.metadata["scores"] and top.id == top.metadata["chunk_id"]
+    # The same filters as `citegraph search`, sync and async alike.
+    north = CitegraphRetriever(corpus_dir=str(corpus), where={"region": "north"}, since="2020")
+    got = asyncio.run(north.ainvoke("water treatment plant litres per day"))
+    assert got and {d.metadata["title"] for d in got} == {"Ottawa water update"}
+    assert all(d.metadata["date"] >= "2020" for d in got)
+    # Mistakes are refused where they are made, by name.
+    with pytest.raises(ValueError, match="is not a citegraph corpus"):
+        CitegraphRetriever(corpus_dir=str(corpus.parent / "nowhere"))
+    with pytest.raises(ValueError, match="since: 'last week' is not a date"):
+        CitegraphRetriever(corpus_dir=str(corpus), since="last week")
