@@ -1,4 +1,5 @@
-"""citegraph inside LangChain programs: the hybrid retriever as a LangChain retriever.
+"""citegraph inside LangChain programs: the hybrid retriever as a LangChain retriever, and the whole
+graph as a tool another agent can call.
 
     from citegraph.langchain import CitegraphRetriever
 
@@ -11,6 +12,14 @@ It runs the same search as `citegraph search` (BM25 and dense fused, temporal an
 rerank, adaptive cutoff, dedup) with the same filters, so a chain built on it cites what citegraph would.
 A passage's `metadata["span"]` indexes the document's text as citegraph read it (for a plain-text
 file, the file itself), and `page` is set for PDFs.
+
+    from citegraph.langchain import answer_tool
+
+    tool = answer_tool("my-corpus")                             # a StructuredTool named "citegraph"
+    agent = create_react_agent(model, [tool])                   # or bind it: model.bind_tools([tool])
+
+The model reads the rendered answer (every sentence cited, the reference list with exact quotes, the
+conflicts, or the abstention and why); the `Answer` record is the tool message's `artifact`.
 """
 
 from __future__ import annotations
@@ -19,17 +28,19 @@ import asyncio
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, model_validator
+from langchain_core.tools import StructuredTool
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from citegraph.api import aask, ask, make_context
 from citegraph.context import RetrievalSettings
 from citegraph.errors import InputError
 from citegraph.retrievers.hybrid import shared_retriever
-from citegraph.schemas import Evidence
+from citegraph.schemas import Answer, Evidence
 from citegraph.store.corpus import read_manifest
 from citegraph.text.dates import require_date
 
@@ -107,4 +118,43 @@ class CitegraphRetriever(BaseRetriever):
         return await asyncio.to_thread(self._search, query)
 
 
-__all__ = ["CitegraphRetriever", "to_document"]
+class _Question(BaseModel):
+    question: str = Field(description="The question to answer from the documents, in full (at most 2,000 characters)")
+
+
+TOOL_DESCRIPTION = (
+    "Answer a question from the user's documents. Every sentence of the answer cites a numbered reference "
+    "with the exact quote it rests on; when the documents do not answer the question, it says so and why "
+    "instead of guessing. Conflicts between documents are listed."
+)
+
+
+def answer_tool(
+    corpus_dir: str, *, name: str = "citegraph", description: str = TOOL_DESCRIPTION, **settings: Any
+) -> StructuredTool:
+    """citegraph as a tool of another agent, answering from `corpus_dir` with `settings` (those of
+    `citegraph.ask`: judge=…, llm_model=…, as_of=…). Wrong settings or a folder that is no corpus are
+    refused here, not at the agent's first call."""
+    if read_manifest(Path(corpus_dir)) is None:
+        raise InputError(f"{corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
+    make_context(corpus_dir=corpus_dir, **{k: v for k, v in settings.items() if k != "mode"})
+
+    def run(question: str) -> tuple[str, Answer]:
+        answer = ask(question, corpus=corpus_dir, **settings)
+        return answer.render(), answer
+
+    async def arun(question: str) -> tuple[str, Answer]:
+        answer = await aask(question, corpus=corpus_dir, **settings)
+        return answer.render(), answer
+
+    return StructuredTool.from_function(
+        func=run,
+        coroutine=arun,
+        name=name,
+        description=description,
+        args_schema=_Question,
+        response_format="content_and_artifact",
+    )
+
+
+__all__ = ["CitegraphRetriever", "answer_tool", "to_document"]

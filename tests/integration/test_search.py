@@ -212,3 +212,26 @@ def test_the_langchain_retriever_returns_passages_with_their_provenance(corpus: 
         CitegraphRetriever(corpus_dir=str(corpus.parent / "nowhere"))
     with pytest.raises(ValueError, match="since: 'last week' is not a date"):
         CitegraphRetriever(corpus_dir=str(corpus), since="last week")
+
+
+def test_citegraph_as_a_tool_of_another_agent(corpus: Path):
+    import asyncio
+
+    from langchain_core.messages import ToolMessage
+
+    from citegraph.langchain import answer_tool
+
+    tool = answer_tool(str(corpus))
+    assert tool.name == "citegraph" and "question" in tool.args
+    # A model's tool call, as an agent sends it, comes back as a ToolMessage: the rendered answer for
+    # the model to read, the Answer record as its artifact.
+    call = {"type": "tool_call", "id": "call-1", "name": "citegraph", "args": {"question": "How tall is Mount Etna?"}}
+    msg = tool.invoke(call)
+    assert isinstance(msg, ToolMessage) and msg.tool_call_id == "call-1"
+    assert "3,357" in msg.content and "References" in msg.content
+    assert msg.artifact.references and not msg.artifact.abstained
+    # Async, and a question the documents do not answer: the model is told so, with the reason.
+    out = asyncio.run(tool.ainvoke({"question": "What is the capital of France?"}))
+    assert "does not hold enough evidence" in out
+    with pytest.raises(ValueError, match="unknown setting"):
+        answer_tool(str(corpus), jugde="lexical")
