@@ -20,11 +20,21 @@ file, the file itself), and `page` is set for PDFs.
 
 The model reads the rendered answer (every sentence cited, the reference list with exact quotes, the
 conflicts, or the abstention and why); the `Answer` record is the tool message's `artifact`.
+
+    from citegraph.langchain import answer_node
+
+    parent = StateGraph(MyState)                                # any state with a question field
+    parent.add_node("research", answer_node("my-corpus", question_key="topic", answer_key="evidence"))
+
+A node of another graph: it reads the parent's `question_key`, runs citegraph with its own settings
+(its own Context, so the parent's context schema does not matter) and writes the `Answer` to
+`answer_key`.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -157,4 +167,23 @@ def answer_tool(
     )
 
 
-__all__ = ["CitegraphRetriever", "answer_tool", "to_document"]
+def answer_node(
+    corpus_dir: str, *, question_key: str = "question", answer_key: str = "answer", **settings: Any
+) -> Callable[[Mapping[str, Any]], Awaitable[dict[str, Answer]]]:
+    """citegraph as a node of another LangGraph graph: state[question_key] in, {answer_key: Answer}
+    out. Settings are those of `citegraph.ask`, checked here."""
+    if read_manifest(Path(corpus_dir)) is None:
+        raise InputError(f"{corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
+    make_context(corpus_dir=corpus_dir, **{k: v for k, v in settings.items() if k != "mode"})
+
+    async def citegraph_answer(state: Mapping[str, Any]) -> dict[str, Answer]:
+        question = state.get(question_key)
+        if not isinstance(question, str) or not question.strip():
+            got = f"state[{question_key!r}]"
+            raise InputError(f"the citegraph node reads its question from {got}, which is {question!r}")
+        return {answer_key: await aask(question, corpus=corpus_dir, **settings)}
+
+    return citegraph_answer
+
+
+__all__ = ["CitegraphRetriever", "answer_node", "answer_tool", "to_document"]

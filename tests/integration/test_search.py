@@ -10,8 +10,10 @@ import sys
 import time
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
+from typing_extensions import TypedDict
 
 from citegraph.context import RetrievalSettings
 from citegraph.ingest.pipeline import ingest
@@ -235,3 +237,36 @@ def test_citegraph_as_a_tool_of_another_agent(corpus: Path):
     assert "does not hold enough evidence" in out
     with pytest.raises(ValueError, match="unknown setting"):
         answer_tool(str(corpus), jugde="lexical")
+
+
+class Parent(TypedDict, total=False):
+    """Another program's graph state: its own names for the question and the answer."""
+
+    topic: str
+    evidence: Any
+    summary: str
+
+
+def test_citegraph_as_a_node_of_a_parent_graph(corpus: Path):
+    import asyncio
+
+    from langgraph.graph import END, START, StateGraph
+
+    from citegraph.langchain import answer_node
+    from citegraph.schemas import Answer
+
+    def summarise(state: Parent) -> dict:
+        answer: Answer = state["evidence"]
+        return {"summary": f"{len(answer.references)} sources: {answer.answer[:40]}"}
+
+    parent = StateGraph(Parent)
+    parent.add_node("research", answer_node(str(corpus), question_key="topic", answer_key="evidence"))
+    parent.add_node("summarise", summarise)
+    parent.add_edge(START, "research")
+    parent.add_edge("research", "summarise")
+    parent.add_edge("summarise", END)
+    out = asyncio.run(parent.compile().ainvoke({"topic": "How tall is Mount Etna?"}))
+    assert isinstance(out["evidence"], Answer) and "3,357" in out["evidence"].answer
+    assert out["summary"].startswith(f"{len(out['evidence'].references)} sources")
+    with pytest.raises(ValueError, match="state\\['topic'\\]"):
+        asyncio.run(parent.compile().ainvoke({"summary": "no topic"}))
