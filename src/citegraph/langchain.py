@@ -21,6 +21,15 @@ file, the file itself), and `page` is set for PDFs.
 The model reads the rendered answer (every sentence cited, the reference list with exact quotes, the
 conflicts, or the abstention and why); the `Answer` record is the tool message's `artifact`.
 
+    from citegraph.langchain import ingest_documents
+
+    ingest_documents(PyPDFLoader("manual.pdf").load(), "my-corpus")   # any loader's Documents
+
+Documents ingest like files: a second call with the same documents changes nothing, a changed one
+replaces its passages, a crash mid-way is completed by the next run. A citation points at a character
+span of the Document's `page_content` as stored (a loader gives no offsets into its file), with the
+loader's metadata (`source`, `page`, ...) kept beside it.
+
     from citegraph.langchain import answer_node
 
     parent = StateGraph(MyState)                                # any state with a question field
@@ -34,7 +43,8 @@ A node of another graph: it reads the parent's `question_key`, runs citegraph wi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+import hashlib
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -49,6 +59,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from citegraph.api import aask, ask, make_context
 from citegraph.context import RetrievalSettings
 from citegraph.errors import InputError
+from citegraph.ingest.loaders import load_records
+from citegraph.ingest.pipeline import IngestReport, ingest
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Answer, Evidence
 from citegraph.store.corpus import read_manifest
@@ -89,7 +101,7 @@ class CitegraphRetriever(BaseRetriever):
     since: str | None = Field(default=None, description="Only documents dated on or after (YYYY[-MM[-DD]])")
     until: str | None = Field(default=None, description="Only documents dated on or before")
     as_of: str | None = Field(default=None, description="Measure document age from this date (default today)")
-    where: dict[str, str] | None = Field(default=None, description="Only documents whose metadata KEY equals VALUE")
+    where: dict[str, Any] | None = Field(default=None, description="Only documents whose metadata KEY equals VALUE")
     chroma_url: str | None = Field(default=None, description="A Chroma server instead of the corpus's own store")
     settings: RetrievalSettings | None = Field(default=None, description="Fusion, weights and cutoff (defaults)")
 
@@ -186,4 +198,40 @@ def answer_node(
     return citegraph_answer
 
 
-__all__ = ["CitegraphRetriever", "answer_node", "answer_tool", "to_document"]
+def _record(doc: Document) -> dict[str, Any]:
+    """A Document as a BEIR record (loaders.load_records): its id, or one made from where it came from
+    (source, page, start index), so loading the same file again gives the same ids."""
+    meta = dict(doc.metadata or {})
+    source = str(meta.get("source") or meta.get("url") or "")
+    where = [source, str(meta.get("page", "")), str(meta.get("start_index", ""))]
+    if doc.id:
+        doc_id = str(doc.id)
+    elif source:
+        stem = Path(source.rstrip("/")).stem or "doc"
+        doc_id = f"{stem}-{hashlib.sha1('#'.join(where).encode()).hexdigest()[:10]}"
+    else:  # nothing says where it came from: its text is its identity
+        doc_id = "doc-" + hashlib.sha1(doc.page_content.encode()).hexdigest()[:10]
+    title = meta.pop("title", None) or (Path(source).name if source else "")
+    meta.pop("_id", None)
+    meta.pop("text", None)
+    return {**meta, "_id": doc_id, "text": doc.page_content, "title": title, "url": source}
+
+
+def ingest_documents(
+    documents: Iterable[Document], corpus_dir: str | Path, *, replace: bool = False, **options: Any
+) -> IngestReport:
+    """Ingest LangChain Documents into a corpus folder (created if needed), grouped by their
+    `metadata["source"]`. A `date` in the metadata dates the document (as a record's date does), a
+    `source_tier` sets its tier; other scalar metadata is kept and filterable (`where`). `options` are
+    those of `citegraph.ingest.pipeline.ingest` (chunking, embedder, progress...)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for doc in documents:
+        if not isinstance(doc, Document):
+            raise InputError(f"ingest_documents takes LangChain Documents, got {type(doc).__name__}")
+        rec = _record(doc)
+        groups.setdefault(f"langchain:{rec['url'] or 'documents'}", []).append(rec)
+    loaded = [load_records(recs, name) for name, recs in groups.items()]
+    return ingest([], corpus_dir, replace=replace, records=loaded, **options)
+
+
+__all__ = ["CitegraphRetriever", "answer_node", "answer_tool", "ingest_documents", "to_document"]

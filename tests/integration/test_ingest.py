@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from citegraph.errors import InputError
 from citegraph.ingest.pipeline import ingest, remove
 from citegraph.retrievers import index as index_mod
 from citegraph.store.corpus import Corpus, CorpusError
@@ -331,3 +332,44 @@ def test_an_index_saved_by_an_older_release_is_rebuilt_and_saved_by_the_next_ing
     assert "older citegraph" in caplog.text
     report = ingest([doc_folder], corpus, embedder=embedder)
     assert report.documents_added == 0 and json.loads(info_path.read_text())["sparse_text"] == index_mod.SPARSE_TEXT
+
+
+def test_langchain_documents_ingest_like_files(tmp_path: Path, embedder):
+    from langchain_core.documents import Document
+
+    from citegraph.langchain import CitegraphRetriever, ingest_documents
+
+    pages = [
+        Document(
+            page_content="The Quokka Valley dam holds 41 million cubic metres of water.",
+            metadata={"source": "reports/dams.pdf", "page": 0, "date": "2021-03-04"},
+        ),
+        Document(
+            page_content="The dam's spillway was rebuilt after the 2019 flood.",
+            metadata={"source": "reports/dams.pdf", "page": 1},
+        ),
+        Document(page_content="Wombats produce cube-shaped droppings.", metadata={"source": "notes.txt"}),
+    ]
+    corpus = tmp_path / "c"
+    first = ingest_documents(pages, corpus, embedder=embedder)
+    assert first.documents_added == 3 and not first.skipped
+    again = ingest_documents(pages, corpus, embedder=embedder)
+    assert again.documents_added == 0 and again.documents_unchanged == 3  # idempotent, nothing re-embedded
+    edited = [pages[0].model_copy(update={"page_content": pages[0].page_content.replace("41", "43")}), *pages[1:]]
+    third = ingest_documents(edited, corpus, embedder=embedder)
+    assert third.documents_updated == 1 and third.documents_added == 0
+    docs = CitegraphRetriever(corpus_dir=str(corpus), k=3).invoke("How much water does the Quokka Valley dam hold?")
+    top = docs[0]
+    assert "43 million" in top.page_content and "41 million" not in " ".join(d.page_content for d in docs)
+    a, z = top.metadata["span"]
+    assert edited[0].page_content[a:z] == top.page_content  # the span is in the Document's text
+    assert top.metadata["date"] == "2021-03-04" and top.metadata["title"] == "dams.pdf"
+    # The loader's metadata is kept and filterable.
+    page1 = CitegraphRetriever(corpus_dir=str(corpus), where={"page": 1}).invoke("dam spillway")
+    assert page1 and all("spillway" in d.page_content for d in page1)
+    # A bad date is reported, the rest stored; what is not a Document is refused by name.
+    bad = Document(page_content="Text with a bad date.", metadata={"source": "x.txt", "date": "soon"})
+    report = ingest_documents([bad], corpus, embedder=embedder)
+    assert report.skipped and "unparseable date 'soon'" in report.skipped[0].reason
+    with pytest.raises(InputError, match="takes LangChain Documents, got str"):
+        ingest_documents(["just text"], corpus, embedder=embedder)

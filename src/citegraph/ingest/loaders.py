@@ -660,6 +660,18 @@ def _load_jsonl(path: Path) -> LoadedFile:
     return LoadedFile(path, docs, skipped)
 
 
+def load_records(records: Iterable[dict[str, Any]], source: str) -> LoadedFile:
+    """Documents that come from no file (a LangChain loader's output), as records of the BEIR JSONL
+    format (`_id`, `text`, optional `title`, `date`, `source_tier`, `url`, and any other metadata),
+    read exactly as a .jsonl file's lines are; `source` names the group where a file name would be."""
+    docs: list[SourceDoc] = []
+    skipped: list[Skipped] = []
+    for n, rec in enumerate(records, 1):
+        doc_or_skip = _record_doc(dict(rec), f"{source}#{n}")
+        (docs if isinstance(doc_or_skip, SourceDoc) else skipped).append(doc_or_skip)  # type: ignore[arg-type]
+    return LoadedFile(Path(source), docs, skipped)
+
+
 def _record_doc(rec: dict[str, Any], where: str) -> SourceDoc | Skipped:
     rec = dict(rec)
     doc_id = rec.pop("_id", None) or rec.pop("id", None)

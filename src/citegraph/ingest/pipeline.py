@@ -28,7 +28,7 @@ import numpy as np
 from citegraph.context import ChunkingSettings
 from citegraph.embed import Embedder, get_embedder
 from citegraph.ingest.chunking import chunk_text, page_of
-from citegraph.ingest.loaders import LOADERS_VERSION, Skipped, SourceDoc, discover, load_file
+from citegraph.ingest.loaders import LOADERS_VERSION, LoadedFile, Skipped, SourceDoc, discover, load_file
 from citegraph.retrievers import index as corpus_index
 from citegraph.store.corpus import Corpus, lock_for_ingest, write_manifest
 from citegraph.store.ledger import ChunkRow, DocRow, SectionRow, StagedDoc
@@ -95,6 +95,19 @@ class _Work:
     path: str
     rows: StagedDoc
     is_update: bool
+
+
+@dataclass
+class _Pass:
+    """What one ingest run collects before it writes: the documents to write, the ids seen so far
+    (and where), how many documents each file still has to write, the file stats to record once
+    they are, and the documents to remove."""
+
+    work: list[_Work] = field(default_factory=list)
+    seen: dict[str, str] = field(default_factory=dict)
+    file_docs: dict[str, int] = field(default_factory=dict)
+    file_stats: dict[str, tuple[int, int]] = field(default_factory=dict)
+    to_remove: list[str] = field(default_factory=list)
 
 
 def _doc_row(doc: SourceDoc, path: str) -> DocRow:
@@ -220,18 +233,22 @@ class Ingestor:
             self.report.restored_vectors = len(missing)
 
     # -- ingest -------------------------------------------------------------------------------
-    def ingest(self, paths: Iterable[str | Path], prune: bool = False, replace: bool = False) -> None:
+    def ingest(
+        self,
+        paths: Iterable[str | Path],
+        prune: bool = False,
+        replace: bool = False,
+        records: Sequence[LoadedFile] = (),
+    ) -> None:
+        """Load, chunk and write the files under `paths`, then `records`: documents that come from no
+        file (LangChain loaders' output, citegraph.langchain), each group under its own source name."""
         files, problems, ignored = discover(paths)
         self.report.skipped += problems
         self.report.ignored += [str(p) for p in ignored]
         self.report.files = len(files)
         t_load = time.perf_counter()
         ledger = self.corpus.ledger
-        work: list[_Work] = []
-        seen: dict[str, str] = {}
-        file_docs: dict[str, int] = {}  # path -> documents still to write
-        file_stats: dict[str, tuple[int, int]] = {}
-        to_remove: list[str] = []
+        run = _Pass()
         for f in self._bar(files, "loading", unit="file"):
             path = str(f)
             st = f.stat()
@@ -241,7 +258,7 @@ class Ingestor:
                 n = len(ledger.doc_ids_for_path(path))
                 self.report.documents_unchanged += n
                 for doc_id in ledger.doc_ids_for_path(path):
-                    seen.setdefault(doc_id, path)
+                    run.seen.setdefault(doc_id, path)
                 continue
             if st.st_size > self.max_bytes:
                 size = st.st_size / 1024 / 1024
@@ -249,75 +266,86 @@ class Ingestor:
                 why = f"{size:.0f} MB, over the {limit:.0f} MB limit: split it, or pass --max-file-mb"
                 self.report.skipped.append(Skipped(path, why))
                 continue
-            loaded = load_file(f)
-            # Everything skipped in this file, its records' clashes too: a file with any is read (and
-            # reported) again next time, never recorded as ingested.
-            problems = list(loaded.skipped)
-            self.report.notes += loaded.notes
-            fresh: list[SourceDoc] = []
-            for doc in loaded.docs:
-                if doc.doc_id in seen:
-                    problems.append(
-                        Skipped(doc.source, f"duplicate document id {doc.doc_id!r} (first in {seen[doc.doc_id]})")
-                    )
-                    continue
-                seen[doc.doc_id] = path
-                state = ledger.doc_state(doc.doc_id)
-                if (
-                    state
-                    and state[1] == "live"
-                    and state[2] != path
-                    and state[0] != doc.content_hash
-                    and Path(state[2]).exists()
-                    and not replace
-                ):
-                    # Another file, still there, holds a different document under this id (two JSONL
-                    # files reusing "_id"s): replacing it silently would lose that document.
-                    problems.append(
-                        Skipped(
-                            doc.source,
-                            f"document id {doc.doc_id!r} already belongs to {state[2]}; give the record another "
-                            "id, or pass --replace to replace that document",
-                        )
-                    )
-                    continue
-                if state and state[0] == doc.content_hash and state[1] == "live":
-                    if state[2] != path:  # moved or copied to another file: the text is stored already
-                        ledger.move_document(doc.doc_id, path)
-                    self.report.documents_unchanged += 1
-                    continue
-                fresh.append(doc)
-                flagged = passage_warning(f"{doc.title}\n{doc.text}", doc.title, doc.doc_id)
-                if flagged:
-                    self.report.warnings.append(f"{path}: {flagged}")
-            # Records that vanished from a file that loaded cleanly are removed; if some records were
-            # unreadable we cannot tell a deleted record from a damaged one, so nothing is removed.
-            if loaded.docs and not loaded.skipped:
-                present = {d.doc_id for d in loaded.docs}
-                to_remove += [d for d in ledger.doc_ids_for_path(path) if d not in present]
-            elif loaded.skipped and ledger.doc_ids_for_path(path):
-                self.report.notes.append(f"{path}: kept the documents stored earlier (the file has errors)")
-            staged = chunk_documents(fresh, self.embedder, self.chunking) if fresh else []
-            for doc, rows in zip(fresh, staged, strict=True):
-                rows.doc.path = path
-                work.append(_Work(doc, path, rows, ledger.doc_state(doc.doc_id) is not None))
-            file_docs[path] = len(staged)
-            self.report.skipped += problems
-            if not problems:  # a file with errors is read again next time (and reported again)
-                file_stats[path] = stat
-            if not staged and not problems:
-                ledger.record_source(path, *stat, len(loaded.docs))
+            self._take(run, path, load_file(f), stat, replace)
+        for group in records:
+            # No file to stat: unchanged documents are told by their content hash, and a document missing
+            # from a later call is kept (a caller may well ingest a source's documents in parts).
+            self._take(run, str(group.path), group, None, replace)
         if prune:
             roots = [Path(p).expanduser().resolve() for p in paths]
             for src in ledger.source_paths():
                 sp = Path(src)
                 if not sp.exists() and any(sp.is_relative_to(r) for r in roots):
-                    to_remove += ledger.doc_ids_for_path(src)
+                    run.to_remove += ledger.doc_ids_for_path(src)
                     ledger.forget_source(src)
-        if to_remove:
-            self.remove_docs(to_remove)
+        if run.to_remove:
+            self.remove_docs(run.to_remove)
         self.report.add_time("load_and_chunk", time.perf_counter() - t_load)
-        self._write(work, file_docs, file_stats)
+        self._write(run.work, run.file_docs, run.file_stats)
+
+    def _take(self, run: _Pass, path: str, loaded: LoadedFile, stat: tuple[int, int] | None, replace: bool) -> None:
+        """What one file (or one group of records) brings: its new and changed documents chunked into
+        `run.work`, its unchanged ones counted, the records gone from a file marked for removal."""
+        ledger = self.corpus.ledger
+        # Everything skipped in this file, its records' clashes too: a file with any is read (and
+        # reported) again next time, never recorded as ingested.
+        problems = list(loaded.skipped)
+        self.report.notes += loaded.notes
+        fresh: list[SourceDoc] = []
+        for doc in loaded.docs:
+            if doc.doc_id in run.seen:
+                problems.append(
+                    Skipped(doc.source, f"duplicate document id {doc.doc_id!r} (first in {run.seen[doc.doc_id]})")
+                )
+                continue
+            run.seen[doc.doc_id] = path
+            state = ledger.doc_state(doc.doc_id)
+            if (
+                state
+                and state[1] == "live"
+                and state[2] != path
+                and state[0] != doc.content_hash
+                and (Path(state[2]).exists() or stat is None)
+                and not replace
+            ):
+                # Another file, still there, holds a different document under this id (two JSONL
+                # files reusing "_id"s): replacing it silently would lose that document.
+                problems.append(
+                    Skipped(
+                        doc.source,
+                        f"document id {doc.doc_id!r} already belongs to {state[2]}; give the record another "
+                        "id, or pass --replace to replace that document",
+                    )
+                )
+                continue
+            if state and state[0] == doc.content_hash and state[1] == "live":
+                if state[2] != path:  # moved or copied to another file: the text is stored already
+                    ledger.move_document(doc.doc_id, path)
+                self.report.documents_unchanged += 1
+                continue
+            fresh.append(doc)
+            flagged = passage_warning(f"{doc.title}\n{doc.text}", doc.title, doc.doc_id)
+            if flagged:
+                self.report.warnings.append(f"{path}: {flagged}")
+        # Records that vanished from a file that loaded cleanly are removed; if some records were
+        # unreadable we cannot tell a deleted record from a damaged one, so nothing is removed.
+        if stat is not None and loaded.docs and not loaded.skipped:
+            present = {d.doc_id for d in loaded.docs}
+            run.to_remove += [d for d in ledger.doc_ids_for_path(path) if d not in present]
+        elif loaded.skipped and ledger.doc_ids_for_path(path):
+            self.report.notes.append(f"{path}: kept the documents stored earlier (the file has errors)")
+        staged = chunk_documents(fresh, self.embedder, self.chunking) if fresh else []
+        for doc, rows in zip(fresh, staged, strict=True):
+            rows.doc.path = path
+            run.work.append(_Work(doc, path, rows, ledger.doc_state(doc.doc_id) is not None))
+        run.file_docs[path] = run.file_docs.get(path, 0) + len(staged)
+        self.report.skipped += problems
+        if stat is None:
+            return
+        if not problems:  # a file with errors is read again next time (and reported again)
+            run.file_stats[path] = stat
+        if not staged and not problems:
+            ledger.record_source(path, *stat, len(loaded.docs))
 
     def _write(self, work: list[_Work], file_docs: dict[str, int], file_stats: dict[str, tuple[int, int]]) -> None:
         """Embed batch i+1 while batch i is written: the writer thread (SQLite, Chroma) mostly waits
@@ -487,8 +515,10 @@ def ingest(
     batch_passages: int = BATCH_PASSAGES,
     max_file_mb: float = MAX_FILE_MB,
     on_start: Callable[[Ingestor], None] | None = None,
+    records: Sequence[LoadedFile] = (),
 ) -> IngestReport:
-    """Ingest files and folders into a corpus folder (created if needed). See the module docstring."""
+    """Ingest files and folders into a corpus folder (created if needed). See the module docstring.
+    `records` are documents from no file, in groups named by their source (citegraph.langchain)."""
     started = time.perf_counter()
     corpus, emb = _open(corpus_dir, chunking or ChunkingSettings(), sparse, chroma_url, embedder, stem)
     with corpus:
@@ -496,7 +526,7 @@ def ingest(
         run.recover()
         if on_start:
             on_start(run)
-        run.ingest(paths, prune=prune, replace=replace)
+        run.ingest(paths, prune=prune, replace=replace, records=records)
         if corpus.manifest.loaders != LOADERS_VERSION:
             corpus.manifest.loaders = LOADERS_VERSION
             write_manifest(corpus.dir, corpus.manifest)
