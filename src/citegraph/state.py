@@ -10,6 +10,8 @@ from typing import Annotated, Literal, NotRequired
 
 # pydantic (which makes the JSON schemas LangGraph Studio and the server show) needs typing_extensions'
 # TypedDict on Python < 3.12.
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Mode, QueryClass, SubQuery, TraceEvent
@@ -43,9 +45,12 @@ ModeRequest = Literal["auto", "recent", "corpus", "direct"]
 
 
 class InputState(TypedDict):
-    """What a caller gives: the question, and optionally a forced mode and a reference date."""
+    """What a caller gives: the question (or chat `messages`, whose last human message is the
+    question: LangGraph Studio's chat view and chat clients), and optionally a forced mode and a
+    reference date."""
 
-    question: str
+    question: NotRequired[str]
+    messages: NotRequired[Annotated[list[AnyMessage], add_messages]]
     mode: NotRequired[ModeRequest]  # "auto" (or absent) until route resolves it
     as_of: NotRequired[str]
 
@@ -84,6 +89,8 @@ def resolved_mode(state: State) -> Mode:
 
 class OutputState(TypedDict):
     answer: Answer
+    # For a chat-shaped input, the answer as an AI message too (its references in response_metadata).
+    messages: NotRequired[Annotated[list[AnyMessage], add_messages]]
     # Every node's trace entry is an output too: the server streams a node's update only for output
     # keys, so without it Studio and `stream_mode="updates"` showed null for every node but write.
     trace: Annotated[list[TraceEvent], operator.add]

@@ -12,6 +12,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from citegraph.api import graph_input, make_context
+from citegraph.errors import InputError
 from citegraph.graph import builder
 from citegraph.ingest.pipeline import ingest
 from citegraph.prompts import ABSTAIN
@@ -60,6 +61,28 @@ def test_answerable_question_gets_a_cited_answer(corpus: Path):
         ev = evidence[r.chunk_id]
         assert ev.text[r.span[0] - ev.span[0] : r.span[1] - ev.span[0]] == r.quote
     assert answer.timings_ms["retrieve"] > 0 and answer.engine == "extractive"
+
+
+def test_chat_messages_in_an_ai_message_out(corpus: Path):
+    """The chat-shaped entry Studio's chat view and LangGraph chat clients use."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from citegraph.graph import graph
+
+    ctx = make_context(corpus_dir=str(corpus))
+    chat = [HumanMessage("Hello"), AIMessage("Hi. Ask me about your documents."), HumanMessage("How tall is Etna?")]
+    out = asyncio.run(graph.ainvoke({"messages": chat}, context=ctx))
+    reply = out["messages"][-1]
+    assert len(out["messages"]) == 4 and isinstance(reply, AIMessage)
+    assert out["answer"].question == "How tall is Etna?" and "3,357" in reply.content
+    assert reply.content == out["answer"].render()
+    refs = reply.response_metadata["references"]
+    assert refs and " ".join(refs[0]["quote"].split()) in reply.content
+    assert reply.response_metadata["abstained"] is False
+    # A plain question gets no messages; a chat without a human message is refused by name.
+    assert not asyncio.run(graph.ainvoke({"question": "How tall is Etna?"}, context=ctx)).get("messages")
+    with pytest.raises(InputError, match="end with a human message"):
+        asyncio.run(graph.ainvoke({"messages": [AIMessage("Hi.")]}, context=ctx))
 
 
 def test_unanswerable_question_abstains(corpus: Path):

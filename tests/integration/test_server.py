@@ -192,6 +192,13 @@ def test_a_client_cannot_redirect_the_model_or_the_corpus(server: str, attacker,
     assert not elsewhere.exists()
 
 
+def test_studio_chat_messages_get_a_cited_ai_message(server: str):
+    out = _run(server, {"messages": [{"type": "human", "content": "How tall is Mount Etna?"}]})
+    reply = out["messages"][-1]
+    assert reply["type"] == "ai" and "3,357" in reply["content"] and "References" in reply["content"]
+    assert reply["response_metadata"]["references"][0]["quote"]
+
+
 def test_a_misspelt_run_setting_is_refused_not_ignored(server: str):
     # The server drops context keys its schema lacks; this one would have answered from the default corpus.
     message = _error(_run(server, {"question": "What is the vault code?"}, {"corpus_name": "vault"}))

@@ -5,7 +5,10 @@ returns only the keys it changes; each works with the LLM engine and with the ex
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any, Literal
+
+from langchain_core.messages import AIMessage
 
 from citegraph.schemas import Answer, TraceEvent
 
@@ -29,6 +32,19 @@ def short(text: str, limit: int = 100) -> str:
     """Text cut for a trace: one line, at most `limit` characters."""
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def reply(state: Mapping[str, Any], answer: Answer) -> dict[str, Any]:
+    """For a chat-shaped run (`messages` in), the answer as an AI message: its rendered text (cited
+    sentences, references, conflicts, or the abstention and why), the references in its metadata."""
+    if not state.get("messages"):
+        return {}
+    meta = {
+        "references": [r.model_dump() for r in answer.references],
+        "abstained": answer.abstained,
+        "support": answer.support,
+    }
+    return {"messages": [AIMessage(content=answer.render(), response_metadata=meta)]}
 
 
 def with_trace(answer: Answer, events: list[TraceEvent]) -> Answer:

@@ -8,7 +8,7 @@ import time
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
-from citegraph.nodes import trace, with_trace
+from citegraph.nodes import reply, trace, with_trace
 from citegraph.prompts import ABSTAIN
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Answer
@@ -94,4 +94,5 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         engine=state.get("engine", "extractive"),
     )
     event = trace("abstain", "extractive", started, None, why[:120])
-    return {"answer": with_trace(answer, [*state.get("trace", []), event]), "trace": [event]}
+    answer = with_trace(answer, [*state.get("trace", []), event])
+    return {"answer": answer, "trace": [event], **reply(state, answer)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -81,12 +81,25 @@ MAX_QUESTION_CHARS = 2000
 MODES = ("auto", "recent", "corpus", "direct")
 
 
+def last_human_text(messages: list[Any]) -> str | None:
+    """The text of the last human message of a chat (its text parts, when the content is a list)."""
+    for m in reversed(messages):
+        if getattr(m, "type", None) == "human":
+            content = m.content
+            if isinstance(content, list):
+                return " ".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+            return content if isinstance(content, str) else str(content)
+    return None
+
+
 def check_input(state: dict, ctx: Context) -> str:
     """The question, stripped, once the run's input and dates are valid; else an InputError that
     names the field (the server passes its input through unchecked)."""
-    if "question" not in state:
-        raise InputError('the input needs a "question" (a string)')
-    question = state["question"]
+    question = state.get("question")
+    if question is None and state.get("messages"):
+        question = last_human_text(state["messages"])
+    if question is None:
+        raise InputError('the input needs a "question" (a string), or "messages" that end with a human message')
     if not isinstance(question, str):
         raise InputError(f"question must be a string, got {type(question).__name__}")
     question = question.strip()
@@ -125,6 +138,7 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
     if forced in ("recent", "corpus", "direct"):
         mode = forced
     return {
+        "question": question,  # stripped, or taken from the chat's last human message
         "mode": mode,
         "query_class": qclass,
         "domains": domains,

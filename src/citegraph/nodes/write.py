@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from citegraph.context import Context
 from citegraph.llm import structured_call, text_call
-from citegraph.nodes import trace, with_trace
+from citegraph.nodes import reply, trace, with_trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import ABSTAIN, DIRECT, WRITE, fence
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, Sentence
@@ -224,7 +224,8 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             abstain_reason="" if text else f"the model did not answer ({fallback})",
         )
         event = trace("write", engine, started, fallback, "direct, uncited")
-        return {"answer": with_trace(answer, [*state.get("trace", []), event]), "trace": [event]}
+        answer = with_trace(answer, [*state.get("trace", []), event])
+        return {"answer": answer, "trace": [event], **reply(state, answer)}
 
     facts, contradictions = state.get("facts", []), state.get("contradictions", [])
     lost = losers(contradictions)
@@ -285,4 +286,5 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         )
     detail = f"{len(sentences)} sentences, {len(refs)} references" + (f"; dropped {len(dropped)}" if dropped else "")
     event = trace("write", engine, started, fallback, detail)
-    return {"answer": with_trace(answer, [*state.get("trace", []), event]), "trace": [event]}
+    answer = with_trace(answer, [*state.get("trace", []), event])
+    return {"answer": answer, "trace": [event], **reply(state, answer)}
