@@ -37,7 +37,9 @@ loader's metadata (`source`, `page`, ...) kept beside it.
 
 A node of another graph: it reads the parent's `question_key`, runs citegraph with its own settings
 (its own Context, so the parent's context schema does not matter) and writes the `Answer` to
-`answer_key`.
+`answer_key`. A parent whose state has citegraph's `question` and `answer` keys and whose
+`context_schema` is `citegraph.context.Context` can mount the compiled graph itself instead:
+`parent.add_node("citegraph", citegraph.graph.graph)`.
 """
 
 from __future__ import annotations

@@ -247,6 +247,14 @@ class Parent(TypedDict, total=False):
     summary: str
 
 
+class Shared(TypedDict, total=False):
+    """A parent graph's state that uses citegraph's own names."""
+
+    question: str
+    answer: Any
+    notes: str
+
+
 def test_citegraph_as_a_node_of_a_parent_graph(corpus: Path):
     import asyncio
 
@@ -270,3 +278,16 @@ def test_citegraph_as_a_node_of_a_parent_graph(corpus: Path):
     assert out["summary"].startswith(f"{len(out['evidence'].references)} sources")
     with pytest.raises(ValueError, match="state\\['topic'\\]"):
         asyncio.run(parent.compile().ainvoke({"summary": "no topic"}))
+    # Or the compiled graph itself as the node, where the parent shares its keys and its context.
+    from citegraph.api import make_context
+    from citegraph.context import Context
+    from citegraph.graph import graph
+
+    shared = StateGraph(Shared, context_schema=Context)
+    shared.add_node("citegraph", graph)
+    shared.add_edge(START, "citegraph")
+    shared.add_edge("citegraph", END)
+    out = asyncio.run(
+        shared.compile().ainvoke({"question": "How tall is Mount Etna?"}, context=make_context(corpus_dir=str(corpus)))
+    )
+    assert "3,357" in out["answer"].answer and out["answer"].references
