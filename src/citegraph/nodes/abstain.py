@@ -79,10 +79,7 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         abstain_reason=why,
         facts=state.get("facts", []),
         contradictions=bearing(
-            state.get("contradictions", []),
-            state.get("facts", []),
-            runtime.context.min_fact_relevance,
-            runtime.context.abstain_threshold,
+            state.get("contradictions", []), state.get("facts", []), runtime.context.min_fact_relevance
         ),
         reconcile_rounds=state.get("reconcile_rounds", 0),
         searched=searched(state),
