@@ -98,8 +98,8 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         "--abstain-threshold",
         type=float,
         metavar="T",
-        help="abstain below this support (default 0.62, chosen for right answers minus wrong ones: lower "
-        "it for more answers, and more wrong ones)",
+        help="abstain below this support (default: the judge's own, chosen for right answers minus wrong "
+        "ones: sentences 0.62, lexical 0.58, reader 0.22; lower it for more answers, and more wrong ones)",
     )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
 

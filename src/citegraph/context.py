@@ -130,6 +130,10 @@ class RetrievalSettings:
 # The values Context accepts for llm_scope and judge; the CLIs offer the same.
 LLM_SCOPES = ("all", "judge")
 JUDGES = ("reader", "lexical", "sentences")
+# Each judge's scores run on a scale of their own, so each has the threshold chosen for it: the sentence
+# scorer's on session 11's dev mixture, the lexical score's on session 9's (with the lexical ranker),
+# the reader's in session 8 (docs/BENCHMARKS.md). `abstain_threshold` overrides them all.
+JUDGE_THRESHOLDS = {"sentences": 0.62, "lexical": 0.58, "reader": 0.22}
 SENTENCE_RANKERS = ("learned", "lexical")
 
 # The design's bound on the reconcile loop: a caller may ask for fewer rounds, never more.
@@ -286,8 +290,10 @@ class Context:
     # minus wrong ones (session 10: the learned ranker and judge at 0.6, mean 0.105 against the lexical
     # score's 0.070 at 0.58; session 11's scorer, trained with missing-evidence negatives, 0.110 at
     # 0.62; docs/BENCHMARKS.md).
-    abstain_threshold: float = _knob(
-        0.62, "Abstain below this support (the sentence scorer's, the lexical score or the reader's).", (0, 1)
+    abstain_threshold: float | None = _knob(
+        None,
+        "Abstain below this support; empty: the judge's own (sentences 0.62, lexical 0.58, reader 0.22).",
+        (0, 1),
     )
     # The same for a model's judgement (its probability of "yes" runs on a scale of its own): the value
     # measured for the local model (docs/BENCHMARKS.md "Abstention").
@@ -331,7 +337,7 @@ class Context:
             value, bounds = getattr(self, f.name), f.metadata.get("bounds")
             if f.type == "bool" and not isinstance(value, bool):
                 raise InputError(f"{f.name} must be true or false, got {value!r}")
-            if bounds is None:
+            if bounds is None or (value is None and f.default is None):
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InputError(f"{f.name} must be a number, got {value!r}")
@@ -346,6 +352,14 @@ class Context:
         if self.corpus and self.corpus not in self.deployment.corpora:
             names = ", ".join(sorted(self.deployment.corpora))
             raise InputError(f"unknown corpus {self.corpus!r}: the server has {names}")
+
+    def threshold(self, source: str) -> float:
+        """Support below which to abstain, for the judge whose score it is (`source`)."""
+        if source == "model":
+            return self.model_abstain_threshold
+        if self.abstain_threshold is not None:
+            return self.abstain_threshold
+        return JUDGE_THRESHOLDS.get(source, JUDGE_THRESHOLDS[self.judge])
 
     @property
     def corpus_dir(self) -> str:

@@ -98,10 +98,14 @@ def test_the_reader_judges_where_the_lexical_score_would_answer(corpus: Path):
     # (the default judge in session 9, at 0.58) answers. The passage counts queens, not kings: the
     # reader, at the threshold it was chosen with before (0.22), refuses.
     question = "How many kings does a honeybee colony contain?"
-    lexical, _, _ = run(corpus, question, judge="lexical", abstain_threshold=0.58)
-    assert not lexical.abstained and lexical.support_source == "lexical"
-    read, path, _ = run(corpus, question, judge="reader", abstain_threshold=0.22)
+    # Each judge gets the threshold chosen for it unless one is given.
+    lexical, _, state = run(corpus, question, judge="lexical")
+    assert not lexical.abstained and lexical.support_source == "lexical" and state["abstain_threshold"] == 0.58
+    read, path, state = run(corpus, question, judge="reader")
     assert path[-1] == "abstain" and read.support_source == "reader" and read.support < 0.45
+    assert state["abstain_threshold"] == 0.22 and "below 0.22" in read.abstain_reason
+    _, _, state = run(corpus, question, judge="reader", abstain_threshold=0.5)
+    assert state["abstain_threshold"] == 0.5
     assert "the reader judged the passages not to state the answer" in read.abstain_reason
     answered, _, _ = run(corpus, "How many queens does a honeybee colony contain?", judge="reader")
     assert not answered.abstained and answered.support_source == "reader" and "single queen" in answered.answer

@@ -85,9 +85,7 @@ def test_quotes_are_clean_text(mixed: Path, embedder):
 def test_a_field_of_a_record_answers_what_its_key_names(mixed: Path):
     """A METADATA line "Requires-Python: >=3.9" states what the question asks; its lexical
     relevance stands beside the reader, which learnt from prose (nodes/judge.py)."""
-    # The reader's own threshold (session 8's), not the default, which is the sentence scorer's.
-    q = "What is the Requires-Python constraint of demo-pkg 2.0?"
-    a = ask(q, corpus=str(mixed), judge="reader", abstain_threshold=0.22)
+    a = ask("What is the Requires-Python constraint of demo-pkg 2.0?", corpus=str(mixed), judge="reader")
     assert not a.abstained and a.sentences[0].text == ">=3.9 [1]."
     assert a.references[0].quote == "Requires-Python: >=3.9"
     assert a.support == max(a.support_parts["field"], a.support_parts["reader"])

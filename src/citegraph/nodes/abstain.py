@@ -42,12 +42,12 @@ def reason(state: State, ctx: Context) -> str:
     if judge in ("model", "reader"):
         return (
             f"the {judge} judged the passages not to state the answer (probability {state.get('support', 0.0):.2f}, "
-            f"below {state.get('abstain_threshold', ctx.abstain_threshold):.2f}; closest: “{best.text[:160]}”, "
+            f"below {state.get('abstain_threshold', ctx.threshold(ctx.judge)):.2f}; closest: “{best.text[:160]}”, "
             f"{source_label(best.title, best.doc_id)})"
         )
     return (
         f"the best support for an answer is {state.get('support', 0.0):.2f}, below the threshold "
-        f"{state.get('abstain_threshold', ctx.abstain_threshold):.2f}: the passages found are on the topic but "
+        f"{state.get('abstain_threshold', ctx.threshold(ctx.judge)):.2f}: the passages found are on the topic but "
         f"do not state what is asked (closest: “{best.text[:160]}”, {source_label(best.title, best.doc_id)})"
     )
 

@@ -161,7 +161,7 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
         "support": support,
         "support_source": source,
         "support_parts": parts,
-        "abstain_threshold": ctx.model_abstain_threshold if source == "model" else ctx.abstain_threshold,
+        "abstain_threshold": ctx.threshold(source),
         "supported": [f.id for f in supported],
         "gaps": gaps,
         "trace": [

@@ -146,7 +146,7 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
         "deadline": deadline,
         "reconcile_rounds": 0,
         "max_reconcile_rounds": ctx.max_reconcile_rounds,
-        "abstain_threshold": ctx.abstain_threshold,
+        "abstain_threshold": ctx.threshold(ctx.judge),  # the judge node sets it for the judge that ran
         "trace": [
             trace(
                 "route",
