@@ -359,10 +359,10 @@ def cmd_ask(a: argparse.Namespace) -> int:
         sentence_ranker=a.sentence_ranker,
         abstain_threshold=a.abstain_threshold,
     )
-    from citegraph.store.corpus import read_manifest
+    from citegraph.store.corpus import require_corpus
 
-    if a.mode != "direct" and read_manifest(Path(ctx.corpus_dir)) is None:
-        raise InputError(f"{ctx.corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
+    if a.mode != "direct":
+        require_corpus(ctx.corpus_dir)
 
     async def run(question: str, quiet: bool) -> tuple[Any, list[Any]]:
         answer, steps = None, []
@@ -469,14 +469,12 @@ def cmd_corpus(a: argparse.Namespace) -> int:
     """The corpus's manifest and documents, read from its ledger (no model is loaded)."""
     from collections import Counter
 
-    from citegraph.store.corpus import read_manifest
+    from citegraph.store.corpus import require_corpus
     from citegraph.store.ledger import Ledger
     from citegraph.text.injection import clean_title
 
     d = Path(a.corpus)
-    m = read_manifest(d)
-    if m is None:
-        raise InputError(f"{d} is not a citegraph corpus; create it with `citegraph ingest`")
+    m = require_corpus(d)
     ledger = Ledger(d / "ledger.sqlite", readonly=True)
     try:
         docs = ledger.summaries()

@@ -65,7 +65,7 @@ from citegraph.ingest.loaders import load_records
 from citegraph.ingest.pipeline import IngestReport, ingest
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Answer, Evidence
-from citegraph.store.corpus import read_manifest
+from citegraph.store.corpus import require_corpus
 from citegraph.text.dates import require_date
 
 
@@ -110,8 +110,7 @@ class CitegraphRetriever(BaseRetriever):
     @model_validator(mode="after")
     def _check(self) -> CitegraphRetriever:
         # Refused here, where the user wrote it, rather than at the first question.
-        if read_manifest(Path(self.corpus_dir)) is None:
-            raise InputError(f"{self.corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
+        require_corpus(self.corpus_dir)
         since, until = self._dates()[:2]
         if since and until and since > until:
             raise InputError(f"since {since} is after until {until}")
@@ -142,6 +141,12 @@ class CitegraphRetriever(BaseRetriever):
         return await asyncio.to_thread(self._search, query)
 
 
+def _check(corpus_dir: str, settings: dict[str, Any]) -> None:
+    """Refuse a folder that is no corpus, or settings `ask` would refuse, when the integration is made."""
+    require_corpus(corpus_dir)
+    make_context(corpus_dir=corpus_dir, **{k: v for k, v in settings.items() if k != "mode"})
+
+
 class _Question(BaseModel):
     question: str = Field(description="The question to answer from the documents, in full (at most 2,000 characters)")
 
@@ -159,9 +164,7 @@ def answer_tool(
     """citegraph as a tool of another agent, answering from `corpus_dir` with `settings` (those of
     `citegraph.ask`: judge=…, llm_model=…, as_of=…). Wrong settings or a folder that is no corpus are
     refused here, not at the agent's first call."""
-    if read_manifest(Path(corpus_dir)) is None:
-        raise InputError(f"{corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
-    make_context(corpus_dir=corpus_dir, **{k: v for k, v in settings.items() if k != "mode"})
+    _check(corpus_dir, settings)
 
     def run(question: str) -> tuple[str, Answer]:
         answer = ask(question, corpus=corpus_dir, **settings)
@@ -186,9 +189,7 @@ def answer_node(
 ) -> Callable[[Mapping[str, Any]], Awaitable[dict[str, Answer]]]:
     """citegraph as a node of another LangGraph graph: state[question_key] in, {answer_key: Answer}
     out. Settings are those of `citegraph.ask`, checked here."""
-    if read_manifest(Path(corpus_dir)) is None:
-        raise InputError(f"{corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
-    make_context(corpus_dir=corpus_dir, **{k: v for k, v in settings.items() if k != "mode"})
+    _check(corpus_dir, settings)
 
     async def citegraph_answer(state: Mapping[str, Any]) -> dict[str, Answer]:
         question = state.get(question_key)

@@ -2,10 +2,9 @@
 id, document id, embedding, date, factual density), aligned by position.
 
 It is rebuilt from the ledger after each ingest that changed something (`rebuild`, when `is_current`
-says so) and saved in `index/` beside
-the ledger with the ledger generation it was built at; a reader that finds it missing or older than
-the ledger rebuilds it in memory (never half-written: saves go to a temporary folder renamed into
-place).
+says so) and saved in `index/` beside the ledger with the ledger generation it was built at; a reader
+that finds it missing or older than the ledger rebuilds it in memory (`load_current`; never
+half-written: saves go to a temporary folder renamed into place).
 """
 
 from __future__ import annotations

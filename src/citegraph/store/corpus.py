@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from citegraph.context import ChunkingSettings
+from citegraph.errors import InputError
 from citegraph.store.chroma import EMBEDDED_COLLECTION, DenseStore, open_client
 from citegraph.store.ledger import Ledger
 
@@ -71,6 +72,15 @@ def read_manifest(corpus_dir: Path) -> Manifest | None:
         return Manifest(**data)
     except (json.JSONDecodeError, TypeError) as exc:
         raise CorpusError(f"{p} is damaged ({exc}); rebuild the corpus into a new folder") from exc
+
+
+def require_corpus(corpus_dir: str | Path) -> Manifest:
+    """The manifest of a corpus folder a command or an integration is pointed at; an InputError saying
+    how to make one if the folder holds none."""
+    m = read_manifest(Path(corpus_dir))
+    if m is None:
+        raise InputError(f"{corpus_dir} is not a citegraph corpus; create it with `citegraph ingest`")
+    return m
 
 
 def write_manifest(corpus_dir: Path, m: Manifest) -> None:
