@@ -188,8 +188,15 @@ def detect(
         ev = by_chunk.get(f.chunk_id)
         return f"{f.title} {Path(ev.source).stem if ev and ev.source else ''}".strip()
 
+    # One disagreement once: the same two sentences quoted from overlapping passages, or read again in
+    # a reconcile round, are other facts (other ids) but not another conflict (realdocs2's Jinja2
+    # MarkupSafe bounds were reported 3 to 13 times in one answer).
+    said: set[frozenset[str]] = set()
     for a, b in combinations(ordered, 2):
         if a.doc_id == b.doc_id or a.text == b.text:
+            continue
+        texts = frozenset((" ".join(a.text.split()), " ".join(b.text.split())))
+        if texts in said:
             continue
         c = compare(a.text, b.text, named(a), named(b))
         if c is None:
@@ -203,6 +210,7 @@ def detect(
         con = Contradiction(
             id=cid, facts=(a.id, b.id), kind=c.kind, severity=severity(c, a, b, ctx), point=c.point, values=c.values
         )
+        said.add(texts)
         out.append(settle(con, a, b, facts, rounds, max_rounds))
     return out
 
