@@ -150,6 +150,42 @@ def shifts_pairs(
     return rows
 
 
+def doc_question_pairs(path: Path, texts: Path, negatives: int, other_negatives: int, seed: int) -> list[dict]:
+    """Pairs from the questions a local model wrote about technical documents (make_doc_questions.py):
+    the sentence asked about is the positive; the document's other claims that do not hold the answer,
+    those sharing most words with the question first, and the claims of other documents sharing most
+    words (the evidence is missing, a neighbouring manual's sentence is offered) are the negatives."""
+    recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    recs = [r for r in recs if r["kept"]]
+    docs = {r["doc"]: (texts / f"{r['doc']}.loaded.txt").read_text(encoding="utf-8") for r in recs}
+    doc_claims = {d: [c for c in paragraph_claims(t) if not c.question] for d, t in docs.items()}
+    rng = random.Random(seed)
+    rows = []
+    for r in recs:
+        cs = doc_claims[r["doc"]]
+        pos = [c for c in cs if c.start <= r["start"] < c.end]
+        if not pos:
+            continue
+        qwords = set(WORD.findall(r["question"].lower()))
+
+        def overlap(c) -> int:
+            return len(qwords & set(WORD.findall(c.text.lower())))
+
+        answers = [r["answer"]]
+        rows.append({"q": r["question"], "p": text_of(r["title"], reading(pos[0], cs, r["title"])), "y": 1})
+        neg = sorted((c for c in cs if c is not pos[0] and not contains_answer(c.text, answers)), key=lambda c: -overlap(c))
+        rows += [{"q": r["question"], "p": text_of(r["title"], reading(c, cs, r["title"])), "y": 0} for c in neg[:negatives]]
+        others = [d for d in docs if d != r["doc"]]
+        rng.shuffle(others)
+        away = [(c, d) for d in others[:20] for c in doc_claims[d] if not contains_answer(c.text, answers)]
+        away.sort(key=lambda x: -overlap(x[0]))
+        for c, d in away[:other_negatives]:
+            title = next(x["title"] for x in recs if x["doc"] == d)
+            rows.append({"q": r["question"], "p": text_of(title, reading(c, doc_claims[d], title)), "y": 0})
+    print(f"{path.name}: {sum(x['y'] for x in rows)} questions, {len(rows)} pairs", flush=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("squad", type=Path, help="BEIR folder of SQuAD 1.1 dev (../shared/data/squad-dev)")
@@ -169,11 +205,16 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pairs-only", type=Path, help="write the pairs as JSONL here and stop")
+    ap.add_argument("--doc-questions", type=Path, help="questions about technical documents (make_doc_questions.py)")
+    ap.add_argument("--doc-texts", type=Path, default=Path("training/data/doc-texts"))
+    ap.add_argument("--init", type=Path, help="start from these weights (a further stage of shipped ones)")
     a = ap.parse_args()
     rows, left_texts = squad_dev_pairs(
         a.squad, a.leave_first, a.hold_out, a.per_source, a.negatives, a.other_negatives, a.seed
     )
     print(f"squad-dev: {len(rows)} pairs", flush=True)
+    if a.doc_questions:
+        rows += doc_question_pairs(a.doc_questions, a.doc_texts, a.negatives, a.other_negatives, a.seed)
     for path in a.shifts:
         rows += shifts_pairs(path, left_texts, a.per_source, a.negatives, a.other_negatives, a.seed)
     print(f"{len(rows)} pairs, {sum(r['y'] for r in rows)} positive", flush=True)
@@ -184,7 +225,7 @@ def main() -> None:
     from safetensors.torch import save_file
 
     torch.set_num_threads(2)
-    tensors = train(rows, a.layers, a.epochs, a.max_length, a.lr, a.seed)
+    tensors = train(rows, a.layers, a.epochs, a.max_length, a.lr, a.seed, a.init)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(a.out))
     print(f"wrote {a.out} ({sum(t.numel() for t in tensors.values())} parameters)")
