@@ -74,7 +74,9 @@ async def diagnose(q, corpus: str, settings: dict) -> dict:
         "abstained": answer.abstained,
         "support": answer.support,
         "sub_queries": answer.sub_queries,
-        "pooled": [(Path(e.source).name, e.chunk_id in selected, round(e.scores.get("final", 0.0), 3)) for e in evidence],
+        "pooled": [
+            (Path(e.source).name, e.chunk_id in selected, round(e.scores.get("final", 0.0), 3)) for e in evidence
+        ],
         "gold_fact_ranks": [i for i, f in enumerate(answer.facts) if has(f.text, q.answers)],
         "n_facts": len(answer.facts),
     }
@@ -101,7 +103,8 @@ def main() -> None:
         if args.show:
             print(json.dumps(row, ensure_ascii=False, indent=1))
         else:
-            print(f"{row['id']:5} {row['kind']:8} {row['stage']:20} {'ABST' if row['abstained'] else '    '} {q.text[:90]}")
+            flag = "ABST" if row["abstained"] else "    "
+            print(f"{row['id']:5} {row['kind']:8} {row['stage']:20} {flag} {q.text[:90]}")
     print(dict(Counter(r["stage"] for r in rows)))
     if args.out:
         Path(args.out).write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")

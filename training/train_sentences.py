@@ -48,6 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from make_doc_questions import keep
 from train_reader import benchmark_paragraphs, contains_answer, overlapping, train
 
 from citegraph.eval.datasets import load_dataset
@@ -156,7 +157,7 @@ def doc_question_pairs(path: Path, texts: Path, negatives: int, other_negatives:
     those sharing most words with the question first, and the claims of other documents sharing most
     words (the evidence is missing, a neighbouring manual's sentence is offered) are the negatives."""
     recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    recs = [r for r in recs if r["kept"]]
+    recs = [r for r in recs if keep(r["question"], r["answer"], r["sentence"])]
     docs = {r["doc"]: (texts / f"{r['doc']}.loaded.txt").read_text(encoding="utf-8") for r in recs}
     doc_claims = {d: [c for c in paragraph_claims(t) if not c.question] for d, t in docs.items()}
     rng = random.Random(seed)
@@ -168,13 +169,17 @@ def doc_question_pairs(path: Path, texts: Path, negatives: int, other_negatives:
             continue
         qwords = set(WORD.findall(r["question"].lower()))
 
-        def overlap(c) -> int:
+        def overlap(c, qwords: set[str] = qwords) -> int:
             return len(qwords & set(WORD.findall(c.text.lower())))
 
         answers = [r["answer"]]
         rows.append({"q": r["question"], "p": text_of(r["title"], reading(pos[0], cs, r["title"])), "y": 1})
-        neg = sorted((c for c in cs if c is not pos[0] and not contains_answer(c.text, answers)), key=lambda c: -overlap(c))
-        rows += [{"q": r["question"], "p": text_of(r["title"], reading(c, cs, r["title"])), "y": 0} for c in neg[:negatives]]
+        neg = sorted(
+            (c for c in cs if c is not pos[0] and not contains_answer(c.text, answers)), key=lambda c: -overlap(c)
+        )
+        rows += [
+            {"q": r["question"], "p": text_of(r["title"], reading(c, cs, r["title"])), "y": 0} for c in neg[:negatives]
+        ]
         others = [d for d in docs if d != r["doc"]]
         rng.shuffle(others)
         away = [(c, d) for d in others[:20] for c in doc_claims[d] if not contains_answer(c.text, answers)]

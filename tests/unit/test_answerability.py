@@ -144,3 +144,43 @@ def test_code_tables_and_markup_are_not_prose():
     assert [c.text for c in claims(text)] == ["Thank you all so much.", "The economy grew by 3 percent."]
     long = "This is a long clause about the archive format, " * 12
     assert all(len(c.text) <= 400 and long[c.start : c.end] == c.text for c in claims(long))
+
+
+def test_a_hyphenated_compound_of_plain_words_is_no_name():
+    english = known_words()
+    # Question writers hyphenate descriptions ("resource-usage numbers", "a non-root user"); a manual
+    # writes them apart or in other words, so they are left to relevance like any plain words.
+    assert ans.key_terms("Which system call supplies the resource-usage numbers?", english) == []
+    assert ans.key_terms("Which groups let a non-root user read the journal?", english) == []
+    # The part no dictionary knows still names something: "libffi" of "libffi-specific".
+    assert ans.key_terms("Which libffi-specific variable points at a directory?", english) == ["libffi"]
+    assert ans.key_terms("What does systemd-oomd need?", english) != []
+    # A compound the corpus writes is a name: "apt-get" over a corpus that has apt-get's manual.
+    assert ans.key_terms("Which exit status does apt-get return?", english) == []
+    assert ans.key_terms("Which exit status does apt-get return?", english, {"apt-get"}) == ["apt-get"]
+
+
+def test_a_why_question_is_answered_by_a_sentence_that_gives_a_reason():
+    q = "Why does shred leave the file in place unless I ask it to remove it?"
+    because = claims("The default is not to remove the files because it is common to operate on device files.")[0]
+    caution = claims("CAUTION: shred assumes the file system and hardware overwrite data in place.")[0]
+    assert ans.has_answer_type("reason", because, q)
+    assert not ans.has_answer_type("reason", caution, q)
+    deprecated = claims("This function is deprecated, as it cannot handle separate writable and executable addresses.")
+    assert ans.has_answer_type("reason", deprecated[0], "Why is ffi_prep_closure deprecated?")
+    # "How does it work" asks for a mechanism, which needs no "because".
+    assert ans.has_answer_type("reason", caution, "How does shred overwrite a file?")
+
+
+def test_a_question_about_what_happens_when_nothing_is_said_asks_for_the_default():
+    for q in (
+        "If I start a program through nice without saying how much, by how much does its niceness go up?",
+        "When I give split no size option, how many lines go in each piece?",
+        "If I don't configure its lifetime, how long does a permanent session last?",
+        "In which directory is the file created when TMPDIR is not set?",
+        "How many times does wget retry by default?",
+    ):
+        assert ans.asks_default(q), q
+        assert "default" in ans.question_terms(q)
+    assert not ans.asks_default("How many lines does split put in each piece with -l 50?")
+    assert "default" not in ans.question_terms("Which option sets the niceness?")

@@ -147,13 +147,13 @@ def test_pdf_breaks_are_repaired():
     text = (
         "approaches the PPM f amily of statistical compres-\nsors. The serv er listens. "
         "See the command-\nline options and the command-line help. The block-\nsorting method "
-        "is bet\u2010 ter, by a long way."
+        "is bet\u2010 ter, by a long way. When no priority is defined, it def aults to -1."
     )
     fixed = repair_pdf_text(text, Counter(text.lower().split()))
     assert fixed == (
         "approaches the PPM family of statistical compressors. The server listens. "
         "See the command-line options and the command-line help. The block-sorting method "
-        "is better, by a long way."
+        "is better, by a long way. When no priority is defined, it defaults to -1."
     )
 
 

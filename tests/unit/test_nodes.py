@@ -30,6 +30,9 @@ def test_decomposition_probes_each_entity_and_respects_the_limit():
     broad = extractive_sub_queries("Summarize the main challenges of water treatment", "broad_synthesis", 3)
     assert len(broad) == 3 and broad[0].facet == "question"
     assert len(extractive_sub_queries("How tall is Mount Etna?", "precise_fact", 5)) == 1
+    # "If I give split no size option…" is answered by "default size is 1000 lines": that word is searched too.
+    subs = extractive_sub_queries("If I give split no size option, how many lines go in a piece?", "precise_fact", 5)
+    assert [s.facet for s in subs] == ["question", "default"] and subs[1].text.endswith("default")
 
 
 def _ev(cid, q, score):

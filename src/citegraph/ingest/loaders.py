@@ -41,7 +41,7 @@ from citegraph.text.dates import parse_date, stated_date
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 4
+LOADERS_VERSION = 5
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 DEFAULT_TIER = "secondary"
@@ -226,6 +226,7 @@ _HARD_BREAK = re.compile(r"(\w+)-[ \t]*\n(?:[ \t]*\n)?[ \t]*([a-z]\w*)")
 # "T AR(1)", "accompan y") where a justified line spread its letters.
 _SPLIT = re.compile(r"(?<![\w-])([A-Za-z]+) (?=([A-Za-z]+)(?!\w))")
 _WORDS = re.compile(r"[a-z]+", re.IGNORECASE)
+_INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly")
 
 
 def repair_pdf_text(text: str, vocabulary: Counter[str] | None = None) -> str:
@@ -245,7 +246,10 @@ def repair_pdf_text(text: str, vocabulary: Counter[str] | None = None) -> str:
 
     def known(word: str) -> bool:
         w = word.lower()
-        return w in english or vocab[w] > 1
+        if w in english or vocab[w] > 1:
+            return True
+        # An inflection of a word ("def aults" -> "defaults", "pro cessed"): the word list holds stems.
+        return any(w.endswith(x) and w[: -len(x)] in english for x in _INFLECTIONS if len(w) - len(x) >= 4)
 
     def standalone(word: str) -> bool:
         w = word.lower()

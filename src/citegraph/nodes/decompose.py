@@ -24,6 +24,7 @@ from citegraph.nodes import trace
 from citegraph.prompts import DECOMPOSE
 from citegraph.schemas import QueryClass, SubQuery
 from citegraph.state import State
+from citegraph.text.answerability import asks_default
 from citegraph.text.claims import extract_entities
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
 
@@ -82,6 +83,9 @@ def extractive_sub_queries(question: str, qclass: QueryClass, limit: int) -> lis
     topic = _keywords(question, [])
     for facet in _FACETS.get(qclass, []):
         out.append(SubQuery(text=f"{topic} {facet}", facet=facet))
+    if asks_default(question) and not re.search(r"\bdefault", question, re.IGNORECASE):
+        # "If I don't pass a size…" is answered by "default size is 1000 lines": search for that word too.
+        out.append(SubQuery(text=f"{topic} default", facet="default"))
     return dedupe(out, question, limit)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Set
 from pathlib import Path
 from typing import Literal
 
@@ -86,12 +87,12 @@ class _Seen:
 
 
 def covered_facts(
-    question: str, facts: list[Fact], evidence: list[Evidence], unseen: set[str]
+    question: str, facts: list[Fact], evidence: list[Evidence], unseen: set[str], written: Set[str] = frozenset()
 ) -> tuple[list[Fact], list[str]]:
     """The facts that can answer the question, and what keeps the others from it (the gaps an
-    abstention names)."""
+    abstention names); `written` are the corpus's hyphenated words (answerability.key_terms)."""
     english = known_words()
-    keys = ans.key_terms(question, english)
+    keys = ans.key_terms(question, english, written)
     seen = _Seen(unseen)
     absent = [k for k in keys if not ans.mentions(k, seen) or (ans.is_dotted(k) and set(tokenize(k)) & unseen)]
     named = [k for k in absent if ans.name_like(k, english)]
@@ -122,13 +123,16 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     question = state["question"]
     evidence = state.get("evidence", [])
     retriever = await asyncio.to_thread(shared_retriever, ctx.corpus_dir, ctx.chroma_url)
-    keys = ans.key_terms(question, known_words())
-    # In a worker thread: the first call builds the corpus vocabulary (a sort of every BM25 token).
+    # In a worker thread: the first calls build the corpus vocabulary (a sort of every BM25 token) and
+    # scan the passages for hyphenated words.
+    written = await asyncio.to_thread(retriever.compounds)
+    keys = ans.key_terms(question, known_words(), written)
     unseen = await asyncio.to_thread(retriever.unseen, [t for k in keys for t in tokenize(k)])
     relevant = sorted(
-        (f for f in usable_facts(state) if f.relevance >= ctx.min_fact_relevance), key=lambda f: -f.relevance
+        (f for f in usable_facts(state) if ans.bears(f.relevance, f.answer_p, ctx.min_fact_relevance)),
+        key=lambda f: -f.relevance,
     )
-    supported, gaps = covered_facts(question, relevant, evidence, unseen)
+    supported, gaps = covered_facts(question, relevant, evidence, unseen, written)
     lexical = ans.support((f.relevance, f.typed) for f in supported)
     support, source, fallback = lexical, "lexical", None
     parts = {"lexical": lexical}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Set
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -57,12 +58,12 @@ def fan_out_retrieval(state: State) -> list[Send] | str:
     return tasks or "pool"
 
 
-def answer_first(question: str, results: list[Evidence], m: int) -> list[Evidence]:
+def answer_first(question: str, results: list[Evidence], m: int, written: Set[str] = frozenset()) -> list[Evidence]:
     """The m best passages once those that could hold the answer are moved up (answerability.py:
     the asked kind of value, every name the question gives): a topical passage without either
     cannot answer, however well it matches. The bonus is added to the passage's final score (and
     kept apart as `answer_bonus`), so pooling and fact weights see the same order."""
-    keys = ans.key_terms(question, known_words())
+    keys = ans.key_terms(question, known_words(), written)
     out = []
     for e in results:
         bonus = ans.answer_bonus(question, keys, e.text, f"{e.title} {Path(e.source).name}")
@@ -77,7 +78,8 @@ def answer_first(question: str, results: list[Evidence], m: int) -> list[Evidenc
 
 def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
     results, note = _candidates(ctx, task)
-    return answer_first(task["question"], results, budget(ctx, task["query_class"])), note
+    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds()
+    return answer_first(task["question"], results, budget(ctx, task["query_class"]), written), note
 
 
 def _candidates(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:

@@ -45,6 +45,7 @@ from citegraph.text.tokens import Vocabulary, tokenize
 
 Mode = Literal["hybrid", "dense", "sparse"]
 _VALUE = re.compile(r"\d+(?:[.,]\d+)*")
+_COMPOUND = re.compile(r"\b[A-Za-z][a-z0-9]*(?:-[A-Za-z0-9]+)+\b")
 
 
 @dataclass
@@ -93,6 +94,7 @@ class HybridRetriever:
         self._docs = {d["doc_id"]: d for d in corpus.ledger.documents()}
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-embed")
         self._vocabulary: Vocabulary | None = None  # built on first need (answerability checks)
+        self._compounds: frozenset[str] | None = None  # likewise
 
     @classmethod
     def open(
@@ -136,6 +138,17 @@ class HybridRetriever:
         if absent and self._vocabulary is None:
             self._vocabulary = Vocabulary(self.index.sparse.vocabulary())
         return {t for t in absent if self._vocabulary is None or not self._vocabulary.has(t, typos=True)}
+
+    def compounds(self) -> frozenset[str]:
+        """The hyphenated words the corpus writes ("apt-get", "run-parts"), lowercased: a question's
+        compound of plain words names something only if the documents write it so. Built once, on
+        first need (a scan of the passage texts)."""
+        if self._compounds is None:
+            found: set[str] = set()
+            for text in self.corpus.ledger.live_texts():
+                found.update(m.lower() for m in _COMPOUND.findall(text))
+            self._compounds = frozenset(found)
+        return self._compounds
 
     # -- filters ------------------------------------------------------------------------------
     def _mask(self, since: int, until: int, where: dict[str, Any] | None) -> np.ndarray | None:

@@ -354,6 +354,11 @@ class Ledger:
     def live_chunk_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT chunk_id FROM chunks WHERE status = 'live' ORDER BY rowid")]
 
+    def live_texts(self) -> Iterator[str]:
+        """The text of every live passage (for a corpus-wide scan), one at a time."""
+        for (text,) in self.db.execute("SELECT text FROM chunks WHERE status = 'live'"):
+            yield text
+
     def chunk_doc_ids(self, chunk_ids: Iterable[str]) -> set[str]:
         out = set()
         for cid in chunk_ids:

@@ -13,7 +13,7 @@ says. The graph abstains below a threshold (Context.abstain_threshold).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from functools import lru_cache
 from typing import Literal, Protocol
 
@@ -191,9 +191,34 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
     return new(names)
 
 
+# A question about what happens when the user leaves something out ("if I don't pass a size", "without
+# saying how much", "when TMPDIR is not set") asks for a default, and manuals state defaults in so many
+# words ("default 10", "The default is to retry 20 times", "defaults to -1").
+_DEFAULT_Q = re.compile(
+    r"\bdefaults?\b|\bout of the box\b|\bunless (i|you|we|one)\b|\bomit(s|ted|ting)?\b|"
+    r"\bwithout (giving|passing|specifying|setting|saying|choosing|picking|providing|naming|configuring|"
+    r"telling|any|an?)\b|"
+    r"\b(if|when) (i|you|we|one) (don't|do not|didn't|did not|never) (give|pass|specify|set|say|configure|"
+    r"choose|pick|provide|use|add|tell|name|change)\b|"
+    r"\b(isn't|is not|aren't|are not|wasn't|was not) (set|given|specified|configured)\b|"
+    r"\b(no|neither) (\w+ ){0,3}(option|options|argument|flag|value|setting|template|size|priority|level)\b",
+    re.IGNORECASE,
+)
+_DEFAULT_TERM = tokenize("default")[0]
+
+
+def asks_default(question: str) -> bool:
+    """Whether the question asks what happens when nothing is said: the default."""
+    return bool(_DEFAULT_Q.search(question))
+
+
 def question_terms(question: str) -> list[str]:
-    """The question's content terms (BM25 tokens, stemmed), without question words."""
-    return list(dict.fromkeys(t for t in tokenize(question) if t not in _QUESTION_WORDS))
+    """The question's content terms (BM25 tokens, stemmed), without question words; "default" too
+    when the question asks for one in other words."""
+    terms = list(dict.fromkeys(t for t in tokenize(question) if t not in _QUESTION_WORDS))
+    if _DEFAULT_TERM not in terms and asks_default(question):
+        terms.append(_DEFAULT_TERM)
+    return terms
 
 
 def coverage(terms: list[str], idf: dict[str, float], text: str) -> float:
@@ -209,8 +234,34 @@ def relevance(cosine: float, cov: float) -> float:
     return max(0.0, min(1.0, 0.5 * max(cosine, 0.0) + 0.5 * cov))
 
 
+# A question that asks why (not how something works or is done) is answered by a sentence that gives a
+# reason: its cause, purpose or consequence in so many words.
+_WHY_Q = re.compile(
+    r"^\s*why\b|\bfor what (reason|purpose)\b|\bwhat is the (reason|purpose)\b|\bwhat (causes|caused)\b",
+    re.IGNORECASE,
+)
+_REASON = re.compile(
+    r"\b(because|so that|in order (to|that)|due to|owing to|the reason|reasons?\b|purpose|otherwise|"
+    r"hence|therefore|thus|that is why|this is why|which is why|which means|lest|"
+    r"to (avoid|prevent|ensure|allow|enable|make sure|keep|reduce|protect|guarantee|stop)|"
+    r"(caused|required|needed|motivated) by|results? in|leads? to|"
+    r"(created|designed|intended|meant|used|built|made|established|formed|introduced|added|set up) to \w+|"
+    r"as (it|they|this|these|there|we|you|the \w+ (is|are|was|were|has|have|can|cannot|may|might|would|will))\b|"
+    r"since (it|they|this|these|there|we|you|the|a|an|some|most|many|all|no|not)\b|"
+    r"for (security|compatibility|performance|historical|portability|efficiency|safety|legal|licensing) reasons?)",
+    re.IGNORECASE,
+)
+
+
+def asks_why(question: str) -> bool:
+    return bool(_WHY_Q.search(_CONDITION.sub("", question, count=1)))
+
+
 def has_answer_type(kind: AnswerType, claim: Claim, question: str) -> bool:
-    """Whether a claim holds a value of the kind asked, beyond the values the question itself names."""
+    """Whether a claim holds a value of the kind asked, beyond the values the question itself names;
+    for a "why" question, whether it gives a reason."""
+    if kind == "reason" and asks_why(question):
+        return bool(_REASON.search(claim.text))
     if kind is None or kind in ("yesno", "reason"):
         return True
     return bool(answer_values(kind, claim.text, question))
@@ -247,12 +298,13 @@ _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]|(?:^|(?<=\s))[‘']([^'’
 _NAME_LIKE = re.compile(r"^[A-Z][a-z]*[A-Z]|^[A-Z]{2,}|\d")  # CamelCase, acronyms, words with digits
 
 
-def key_terms(question: str, english: frozenset[str] = frozenset()) -> list[str]:
+def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set[str] = frozenset()) -> list[str]:
     """What a passage must mention to be about what the question asks: the question's names
     (capitalised words, acronyms, CamelCase), code (options, identifiers, paths, error codes),
     quoted phrases, numbers, and words no dictionary knows (program names such as "gzip" or "zstd";
     `english` is the word list, embed.known_words). Plain words are left to relevance: a passage may
-    say "wore" for "wear"."""
+    say "wore" for "wear". A hyphenated compound of plain words is a name when the corpus writes it
+    (`written`, lowercased: "apt-get"), else words ("resource-usage")."""
     terms: list[str] = []
     terms += [m.group(1) or m.group(2) for m in _QUOTED.finditer(question)]
     openers = {m.group(1) for m in re.finditer(r"(?:^|[.?!:]\s+)\W*(\w+)", question)}
@@ -280,8 +332,10 @@ def key_terms(question: str, english: frozenset[str] = frozenset()) -> list[str]
         low = w.lower()
         if low in _QUESTION_WORDS or low in STOPWORDS or len(low) < 3:
             continue
-        if _NAME_LIKE.match(w) or (english and not _known(low, english)):
+        if _NAME_LIKE.match(w):
             terms.append(w)
+        elif english and not _known(low, english):
+            terms += [w] if low in written else _unknown_parts(w, english)
     # A short acronym ("US", "TCP") is often spelled out where it is meant ("United States"): not a
     # term a passage must hold letter for letter.
     terms = [t for t in terms if not re.fullmatch(r"[A-Z]{2,3}s?", t)]
@@ -294,6 +348,20 @@ def key_terms(question: str, english: frozenset[str] = frozenset()) -> list[str]
             out.append(t.strip())
     # A term inside a longer one ("Union" in "State of the Union") adds nothing.
     return [t for t in out if not any(t != o and set(tokenize(t)) < set(tokenize(o)) for o in out)]
+
+
+def _unknown_parts(word: str, english: frozenset[str]) -> list[str]:
+    """What of an unknown lowercase word a passage must mention. A compound a question writer
+    hyphenates ("resource-usage", "non-root", "progress-bar") is plain words, which a passage may
+    write apart or not at all: only its parts no dictionary knows are names ("libffi" of
+    "libffi-specific"); a compound with no known part stays whole ("systemd-oomd")."""
+    parts = [p for p in word.split("-") if p]
+    if len(parts) < 2 or word[:1].isupper():
+        return [word]
+    unknown = [p for p in parts if len(p) >= 3 and not _known(p.lower(), english)]
+    if len(unknown) == len(parts):
+        return [word]
+    return unknown
 
 
 @lru_cache(maxsize=2)
@@ -404,6 +472,20 @@ def answer_score(relevance: float, answer_p: float | None, typed: bool) -> float
     kind of value asked. Extraction ranks a passage's sentences by it, the writer the facts."""
     score = relevance if answer_p is None else (answer_p + relevance) / 2
     return score if typed else score * TYPE_DISCOUNT
+
+
+# The answer-sentence scorer's probability from which a sentence bears on the question however few of
+# its words it shares: a question worded unlike its answer ("why is ffi_prep_closure deprecated?" for
+# "This function is deprecated, as it cannot handle the need for separate writable and executable
+# addresses"). 0.75, not 0.5, chosen on the dev mixture: at 0.5 a README's table row answered "On what
+# date was Rich 13.7.1 released?", which no document says.
+BEARS_P = 0.75
+
+
+def bears(relevance: float, answer_p: float | None, min_relevance: float) -> bool:
+    """Whether a fact bears on the question: lexical relevance from `min_relevance` (Context's
+    min_fact_relevance), or the sentence scorer's probability from BEARS_P."""
+    return relevance >= min_relevance or (answer_p or 0.0) >= BEARS_P
 
 
 def support(scored: Iterable[tuple[float, bool]]) -> float:

@@ -29,6 +29,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from citegraph.schemas import Contradiction, Fact
+from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_entities, extract_numbers
 from citegraph.text.tokens import STOPWORDS, tokenize
 
@@ -369,15 +370,12 @@ def relative_difference(a: str, b: str) -> float | None:
 # A fact the answer-sentence scorer finds more likely than not to state the answer bears on the
 # question, however differently it is worded. A constant, not the abstention threshold: at threshold 0
 # ("answer whatever covers") every fact would bear, and every disagreement among the passages show.
-BEARS_P = 0.5
-
-
 def bearing(
     contradictions: list[Contradiction], facts: list[Fact], min_relevance: float, cited: Set[str] = frozenset()
 ) -> list[Contradiction]:
     """The conflicts an answer reports: those where a fact the answer cites takes a side, or one that
     bears on the question (lexical relevance from `min_relevance`, or the answer-sentence scorer's
-    probability from BEARS_P, for a question worded unlike its answer). Two retrieved passages that
+    probability from ans.BEARS_P, for a question worded unlike its answer). Two retrieved passages that
     disagree about something else ("How tall is Etna?" and two figures for a water plant's output)
     are not the user's concern; the contradictions node's trace still lists them."""
     by_id = {f.id: f for f in facts}
@@ -386,6 +384,6 @@ def bearing(
         f = by_id.get(fid)
         if fid in cited:
             return True
-        return f is not None and (f.relevance >= min_relevance or (f.answer_p or 0.0) >= BEARS_P)
+        return f is not None and ans.bears(f.relevance, f.answer_p, min_relevance)
 
     return [c for c in contradictions if any(bears(fid) for fid in c.facts)]
