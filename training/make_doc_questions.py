@@ -47,6 +47,14 @@ ROOT = Path(__file__).resolve().parent.parent
 WORD = re.compile(r"[A-Za-z][\w.+-]*")
 _VALUE = re.compile(r"\d|\bdefault|\bbecause\b|\bso that\b|\bin order to\b|--?\w|\b[A-Z_]{3,}\b")
 
+# A question about the text rather than the software ("What does the sentence about tokenizers
+# suggest?", "What does this document list?") is no user's question.
+_META = re.compile(
+    r"\b(the|this) (sentence|document|text|passage|paragraph|section|software|package|program|tool)\b|"
+    r"\bmentioned\b|\bthe (author|sender)\b",
+    re.IGNORECASE,
+)
+
 PROMPT = """Document: {title}
 Sentence from it: "{sentence}"
 
@@ -195,7 +203,7 @@ def keep(q: str, a: str, sentence: str) -> bool:
         not ac or len(ac & content(sentence)) < 2 / 3 * len(ac)
     ):
         return False
-    if a.lower() in q.lower():
+    if a.lower() in q.lower() or _META.search(q):
         return False
     qc = content(q)
     return bool(qc) and len(qc & content(sentence)) <= 0.5 * len(qc)

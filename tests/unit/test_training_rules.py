@@ -76,3 +76,17 @@ def test_disfl_kinds_refuses_a_misspelt_kind():
     assert disfl_kinds("restart, correction") == {"restart", "correction"}
     with pytest.raises(argparse.ArgumentTypeError, match="restart or correction"):
         disfl_kinds("restarts,corection")
+
+
+def test_a_model_written_question_is_kept_only_if_the_sentence_answers_it_in_other_words():
+    from make_doc_questions import excluded_names, keep, same_program
+
+    s = "-n, --adjustment=N add integer N to the niceness (default 10)"
+    assert keep("By how much does nice raise a program's priority value if I don't say?", "default 10", s)
+    assert not keep("By how much does nice raise it?", "twelve points", s)  # the answer is not the sentence's
+    assert not keep("What does nice's default 10 mean?", "default 10", s)  # the question holds its answer
+    assert not keep("What is the adjustment integer N added to the niceness?", "default 10", s)  # a copy
+    assert not keep("What does this document say about niceness?", "default 10", s)  # about the text
+    # The programs and packages of the real-documents benchmarks are never trained on.
+    names = excluded_names()
+    assert same_program("nice", names) and same_program("wget", names) and not same_program("ionice", names)
