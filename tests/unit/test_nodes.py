@@ -7,7 +7,7 @@ from citegraph.nodes.decompose import extractive_sub_queries, sanitize
 from citegraph.nodes.retrieve import pool
 from citegraph.nodes.write import validate
 from citegraph.schemas import Evidence, Fact
-from citegraph.text.conflicts import compare
+from citegraph.text.conflicts import bearing, compare
 
 
 def test_sanitize_refuses_invented_numbers_titles_and_names():
@@ -107,6 +107,14 @@ def test_only_the_same_attribute_of_the_same_subject_conflicts():
     # A long value is one value, however short the key.
     c = compare("Requires-Python: >=2.7, !=3.0.*, !=3.1.*", "Requires-Python: >=3.7", "click-7.1.2", "click-8.1.7")
     assert c is not None and c.values == (">=2.7, !=3.0.*, !=3.1.*", ">=3.7")
+    # A different operator is still one value changed (cachetools' two METADATA files), and a
+    # specifier in parentheses is the whole value, named by its key.
+    c = compare("Requires-Python: ~=3.5", "Requires-Python: >=3.7", "cachetools-4.2.4.METADATA", "cachetools-5.5.0")
+    assert c is not None and (c.kind, c.values, c.point) == ("version", ("~=3.5", ">=3.7"), "cachetools: Requires-Python")
+    c = compare(
+        "Requires-Dist: Werkzeug (<2.0,>=0.15)", "Requires-Dist: Werkzeug>=3.0.0", "Flask-1.1.4.METADATA", "flask-3.0.3"
+    )
+    assert c is not None and (c.values, c.point) == (("<2.0,>=0.15", ">=3.0.0"), "flask: Requires-Dist: Werkzeug")
     # Two datasets' instance counts: the same words, different subjects (their documents' titles).
     assert (
         compare("Number of Instances: 178", "Number of Instances: 150", "Wine recognition dataset", "Iris plants")
@@ -162,6 +170,27 @@ def test_contradiction_severity_and_settling():
     echo = _fact("f5", "Output was 295 million litres per day at the plant.", "e:1:0")
     settled = {c.facts: c for c in detect([old, new, echo], ctx, rounds=1, max_rounds=2)}
     assert settled[("f1", "f2")].winner == "f2" and "corroborated" in settled[("f1", "f2")].resolution
+
+
+def test_an_answer_lists_the_conflicts_about_what_the_question_names():
+    ctx = Context()
+    q = "What is the Requires-Python constraint of pluggy 1.5.0?"
+    pluggy = [
+        _fact("p1", "Requires-Python: >=2.7, !=3.0.*", "a:1:0", title="pluggy-0.13.1.METADATA"),
+        _fact("p2", "Requires-Python: >=3.8", "b:1:0", title="pluggy-1.5.0.METADATA"),
+    ]
+    urllib3 = [
+        _fact("u1", "Requires-Python: >=3.8", "c:1:0", title="urllib3-2.2.1.METADATA"),
+        _fact("u2", "Requires-Python: >=2.7, !=3.5.*", "d:1:0", title="urllib3-1.26.18.METADATA"),
+    ]
+    found = detect(pluggy + urllib3, ctx, rounds=2, max_rounds=2)
+    assert sorted(c.point for c in found) == ["pluggy: Requires-Python", "urllib3: Requires-Python"]
+    # urllib3's lines are worded like the question, but the question names pluggy and the answer cites it.
+    shown = bearing(found, pluggy + urllib3, ctx.min_fact_relevance, {"p2"}, q)
+    assert [c.point for c in shown] == ["pluggy: Requires-Python"]
+    # A question that names no document's subject keeps every conflict its relevant facts take a side in.
+    shown = bearing(found, pluggy + urllib3, ctx.min_fact_relevance, set(), "What is the Requires-Python constraint?")
+    assert len(shown) == 2
 
 
 def test_source_tier_settles_before_recency_and_agreement_counts_documents():

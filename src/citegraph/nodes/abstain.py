@@ -79,7 +79,10 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         abstain_reason=why,
         facts=state.get("facts", []),
         contradictions=bearing(
-            state.get("contradictions", []), state.get("facts", []), runtime.context.min_fact_relevance
+            state.get("contradictions", []),
+            state.get("facts", []),
+            runtime.context.min_fact_relevance,
+            question=state["question"],
         ),
         reconcile_rounds=state.get("reconcile_rounds", 0),
         searched=searched(state),

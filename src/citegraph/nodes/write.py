@@ -272,7 +272,9 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         sentences=sentences,
         references=refs,
         facts=facts,
-        contradictions=bearing(contradictions, facts, ctx.min_fact_relevance, {i for _, ids in plan for i in ids}),
+        contradictions=bearing(
+            contradictions, facts, ctx.min_fact_relevance, {i for _, ids in plan for i in ids}, question
+        ),
     )
     if not sentences:  # nothing survived validation: say so rather than return an empty answer
         answer = answer.model_copy(

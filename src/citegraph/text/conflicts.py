@@ -35,8 +35,12 @@ from citegraph.text.tokens import STOPWORDS, tokenize
 
 Kind = Literal["number", "version", "date", "entity", "polarity", "wording"]
 
-# Words ("doesn't" as "does" and "n't"), numbers as written ("1,500", "3.7"), single punctuation marks.
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|[A-Za-z]+(?=n't\b)|n't\b|[A-Za-z][\w'’-]*|[^\s\w]")
+# A version specifier ("~=3.5", ">=2.7, !=3.0.*", "(<2.0,>=0.15)"), as in METADATA files: one value,
+# so that "~=3.5" against ">=3.7" is one substitution, not an operator and a number changed apart.
+_SPEC = r"\(?(?:[<>~!=]=|[<>])\s*\d+(?:\.\d+)*(?:\.\*)?(?:\s*,\s*(?:[<>~!=]=|[<>])\s*\d+(?:\.\d+)*(?:\.\*)?)*\)?"
+# Words ("doesn't" as "does" and "n't"), version specifiers, numbers as written ("1,500", "3.7"),
+# single punctuation marks.
+_TOKEN = re.compile(_SPEC + r"|\d+(?:[.,]\d+)*%?|[A-Za-z]+(?=n't\b)|n't\b|[A-Za-z][\w'’-]*|[^\s\w]")
 _NEGATIONS = frozenset(
     ["not", "no", "never", "none", "neither", "nor", "cannot", "without", "n't", "nobody", "nothing", "nowhere"]
 )
@@ -109,10 +113,15 @@ def _is_date(tokens: list[str]) -> bool:
 
 def _content(tokens: list[str]) -> list[str]:
     """Words and numbers that carry a claim (not stopwords, not punctuation)."""
-    return [t for t in tokens if (bool(_WORDLIKE.match(t)) or bool(_NUMERIC.match(t))) and t not in STOPWORDS]
+    return [
+        t
+        for t in tokens
+        if (bool(_WORDLIKE.match(t)) or bool(_NUMERIC.match(t)) or bool(_SPEC_TOKEN.match(t))) and t not in STOPWORDS
+    ]
 
 
 _NUMERIC = re.compile(r"^\d+(?:[.,]\d+)*%?$")
+_SPEC_TOKEN = re.compile(f"^{_SPEC}$")
 _WORDLIKE = re.compile(r"^\w[\w'’-]*$")
 
 
@@ -203,7 +212,10 @@ def _written(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> str:
     while a > 0 and text[a - 1] in "<>=!~^":
         a -= 1
     m = re.match(r"\+|\.\*", text[z:])
-    return " ".join(text[a : z + (m.end() if m else 0)].split())
+    written = " ".join(text[a : z + (m.end() if m else 0)].split())
+    if written.startswith("(") and written.endswith(")"):
+        written = written[1:-1]  # "Werkzeug (<2.0,>=0.15)": the parentheses are the format's
+    return written
 
 
 def _attribute(raw: list[str], low: list[str], i1: int, i2: int, subject: set[str] | None = None) -> str:
@@ -371,19 +383,29 @@ def relative_difference(a: str, b: str) -> float | None:
 # question, however differently it is worded. A constant, not the abstention threshold: at threshold 0
 # ("answer whatever covers") every fact would bear, and every disagreement among the passages show.
 def bearing(
-    contradictions: list[Contradiction], facts: list[Fact], min_relevance: float, cited: Set[str] = frozenset()
+    contradictions: list[Contradiction],
+    facts: list[Fact],
+    min_relevance: float,
+    cited: Set[str] = frozenset(),
+    question: str = "",
 ) -> list[Contradiction]:
     """The conflicts an answer reports: those where a fact the answer cites takes a side, or one that
     bears on the question (lexical relevance from `min_relevance`, or the answer-sentence scorer's
     probability from ans.BEARS_P, for a question worded unlike its answer). Two retrieved passages that
     disagree about something else ("How tall is Etna?" and two figures for a water plant's output)
-    are not the user's concern; the contradictions node's trace still lists them."""
+    are not the user's concern; the contradictions node's trace still lists them. When the question
+    names what some documents are about ("… of pluggy 1.5.0?"), an uncited fact from a document about
+    something the question does not name (urllib3's METADATA, worded alike) does not bear on it."""
     by_id = {f.id: f for f in facts}
+    asked = set(re.findall(r"[a-z][a-z0-9_]*", question.lower().replace("-", " ")))
+    names_a_subject = any(subject_words(f.title) & asked for f in facts)
 
     def bears(fid: str) -> bool:
         f = by_id.get(fid)
         if fid in cited:
             return True
-        return f is not None and ans.bears(f.relevance, f.answer_p, min_relevance)
+        if f is None or (names_a_subject and not subject_words(f.title) & asked):
+            return False
+        return ans.bears(f.relevance, f.answer_p, min_relevance)
 
     return [c for c in contradictions if any(bears(fid) for fid in c.facts)]
