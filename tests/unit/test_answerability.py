@@ -2,6 +2,7 @@
 answer on the question: answer types and their values, key terms, coverage, headings, antecedents."""
 
 from citegraph.embed import known_words
+from citegraph.nodes.decompose import extractive_sub_queries
 from citegraph.nodes.extract import heading_for, with_antecedent
 from citegraph.nodes.judge import covered_facts
 from citegraph.schemas import Evidence, Fact
@@ -184,3 +185,19 @@ def test_a_question_about_what_happens_when_nothing_is_said_asks_for_the_default
         assert "default" in ans.question_terms(q)
     assert not ans.asks_default("How many lines does split put in each piece with -l 50?")
     assert "default" not in ans.question_terms("Which option sets the niceness?")
+
+
+def test_a_question_about_the_versions_something_needs_looks_for_its_requirement():
+    # "Requires-Python: >=3.7" answers these, and shares only "Python" with them.
+    for q in (
+        "Which Python versions does Jinja2 say it supports?",
+        "What is the oldest Python version PyJWT says it can be installed on?",
+        "What is the minimum Python version that the itsdangerous package declares it needs?",
+    ):
+        assert ans.asks_requirement(q), q
+        assert "requir" in ans.question_terms(q)
+        assert [s.facet for s in extractive_sub_queries(q, "precise_fact", 5)][-1] == "requires"
+    # Already asked in the metadata's own word, or not about versions: nothing added.
+    assert not ans.asks_requirement("What is the Requires-Python constraint of pluggy 1.5.0?")
+    assert not ans.asks_requirement("Which option does tar need to read a compressed archive?")
+    assert not ans.asks_requirement("How tall is Mount Etna?")

@@ -24,7 +24,7 @@ from citegraph.nodes import trace
 from citegraph.prompts import DECOMPOSE
 from citegraph.schemas import QueryClass, SubQuery
 from citegraph.state import State
-from citegraph.text.answerability import asks_default
+from citegraph.text.answerability import asks_default, asks_requirement
 from citegraph.text.claims import extract_entities
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
 
@@ -86,6 +86,9 @@ def extractive_sub_queries(question: str, qclass: QueryClass, limit: int) -> lis
     if asks_default(question) and not re.search(r"\bdefault", question, re.IGNORECASE):
         # "If I don't pass a size…" is answered by "default size is 1000 lines": search for that word too.
         out.append(SubQuery(text=f"{topic} default", facet="default"))
+    if asks_requirement(question):
+        # "Which Python versions does Jinja2 support?" is answered by "Requires-Python: >=3.7".
+        out.append(SubQuery(text=f"{topic} requires", facet="requires"))
     return dedupe(out, question, limit)
 
 
