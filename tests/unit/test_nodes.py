@@ -68,6 +68,8 @@ def _fact(fid, text, chunk, weight=0.5, relevance=0.8, date=None, title=""):
 def test_conflict_model():
     assert compare("The band formed in 1985 in Los Angeles.", "The band formed in 1987 in Los Angeles.").kind == "date"
     assert compare("It is a hard rock band.", "It is a punk band.").kind == "wording"
+    # The same word in another form or spelling is an edit between releases, not a disagreement.
+    assert compare("List the IPs (comma separate).", "List the IPs (comma separated).") is None
     assert (
         compare("Kalam was the 11th President of India.", "Kalam was the 11th Prime Minister of India.").kind
         == "entity"

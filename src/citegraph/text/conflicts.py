@@ -337,6 +337,8 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         return None
     point = prefix + _attribute(a_raw, a_low, i1, i2)
     ra, rb = " ".join(a_raw[i1:i2]), " ".join(b_raw[j1:j2])
+    if tokenize(ra) == tokenize(rb):
+        return None  # one word in two forms ("comma separate" / "comma separated"): an edit, not a claim
     if _is_date(la) and _is_date(lb):
         return Conflict("date", (ra, rb), point, sim)
     if any(extract_numbers(t) for t in ca + cb):
