@@ -5,7 +5,7 @@ import json
 import pytest
 
 from citegraph.eval.answers import Row, contains_gold, normalize, summarize, token_f1
-from citegraph.eval.metrics import auc_interval, doc_ranking, latency, ranking_metrics
+from citegraph.eval.metrics import auc_interval, doc_ranking, latency, ranking_metrics, roc_area
 from citegraph.eval.multihop import full_support_recall, pooled_docs
 
 
@@ -53,6 +53,18 @@ def test_abstention_summary():
     assert s["abstention_curve"]["false_abstention"][-1] == 1.0
     low, high = s["abstention_auc_ci95"]
     assert 0.0 <= low < 4 / 6 < high <= 1.0
+
+
+def test_roc_area_is_sklearns():
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(3)
+    for n in (5, 40, 300):
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        scores = rng.integers(0, 6, n) / 5  # many ties
+        assert np.isclose(roc_area(y, scores), roc_auc_score(y, scores))
 
 
 def test_auc_interval():

@@ -37,6 +37,19 @@ def ranking_metrics(
     return {metrics[k]: round(float(v), 4) for k, v in scores.items()}
 
 
+def roc_area(labels: np.ndarray, values: np.ndarray) -> float:
+    """The ROC area from ranks (Mann-Whitney U, ties given their mean rank): the value of
+    sklearn's roc_auc_score, at a small part of its cost per call, which the bootstrap calls thousands
+    of times."""
+    from scipy.stats import rankdata
+
+    positive = labels == 1
+    n_pos = int(positive.sum())
+    n_neg = len(labels) - n_pos
+    ranks = rankdata(values)
+    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
 def auc_interval(
     y: Sequence[int],
     score: Sequence[float],
@@ -51,8 +64,6 @@ def auc_interval(
     times (seeded, so a report reproduces). None when one class is missing. By hand rather than
     scipy.stats.bootstrap, which yields NaN for the whole interval as soon as one resample holds a single
     class; those resamples are redrawn here."""
-    from sklearn.metrics import roc_auc_score
-
     labels, values = np.asarray(y), np.asarray(score, dtype=float)
     base = None if baseline is None else np.asarray(baseline, dtype=float)
     if len(set(labels.tolist())) < 2:
@@ -62,8 +73,8 @@ def auc_interval(
     while len(areas) < resamples:
         idx = rng.integers(0, len(labels), len(labels))
         if labels[idx].min() != labels[idx].max():
-            area = roc_auc_score(labels[idx], values[idx])
-            areas.append(float(area if base is None else area - roc_auc_score(labels[idx], base[idx])))
+            area = roc_area(labels[idx], values[idx])
+            areas.append(area if base is None else area - roc_area(labels[idx], base[idx]))
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(areas, [tail, 100 - tail])
     return round(float(low), 4), round(float(high), 4)
