@@ -30,7 +30,7 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def mixed(tmp_path_factory, embedder) -> Path:
+def mixed_files(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("mixed")
     for name, text in FILES.items():
         (folder / name).write_text(text)
@@ -43,8 +43,13 @@ def mixed(tmp_path_factory, embedder) -> Path:
             "ARCHIVER(1)          User Commands          ARCHIVER(1)\nThe archiver was written by Jean-loup Gailly.",
         ],
     )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def mixed(mixed_files: Path, tmp_path_factory, embedder) -> Path:
     corpus = tmp_path_factory.mktemp("corpus") / "c"
-    ingest([folder], corpus, embedder=embedder)
+    ingest([mixed_files], corpus, embedder=embedder)
     return corpus
 
 
@@ -89,3 +94,50 @@ def test_a_field_of_a_record_answers_what_its_key_names(mixed: Path):
     assert not a.abstained and a.sentences[0].text == ">=3.9 [1]."
     assert a.references[0].quote == "Requires-Python: >=3.9"
     assert a.support == max(a.support_parts["field"], a.support_parts["reader"])
+
+
+def test_eval_documents_scores_a_benchmark_over_these_files(mixed_files: Path, mixed: Path, tmp_path: Path):
+    """`citegraph eval documents`, the command the realdocs benchmarks run: a right value, a real
+    disagreement found (asked in words other than the metadata's), an off-topic question abstained on,
+    a conflict label counted; `--limit` draws the same sample for the same seed."""
+    import contextlib
+    import io
+    import json
+
+    from citegraph.cli import main
+
+    records = [
+        {"_id": "m1", "text": "How many instances does the wine dataset have?", "answerable": True,
+         "kind": "fact", "answers": ["178"], "docs": ["wine.rst"]},
+        {"_id": "m2", "text": "Which Python versions does demo-pkg support?", "answerable": True,
+         "kind": "conflict", "answers": [">=3.6", ">=3.9"],
+         "conflict": {"docs": ["demo_pkg-1.0.METADATA.txt", "demo_pkg-2.0.METADATA.txt"]}},
+        {"_id": "m3", "text": "What TCP port does the PostgreSQL server listen on by default?",
+         "answerable": False, "kind": "off-topic"},
+    ]  # fmt: skip
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    def run(*extra: str, labels: Path | None = None) -> tuple[dict, list[dict]]:
+        out = tmp_path / f"report{len(extra)}"
+        argv = ["eval", "documents", "--questions", str(questions), "--docs", str(mixed_files)]
+        argv += ["--corpus", str(mixed), "--json", "--out", str(out), *extra]
+        argv += ["--labels", str(labels)] if labels else []
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert main(argv) == 0
+        rows = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+        return json.loads(buf.getvalue()), rows
+
+    r, rows = run()
+    assert (r["n"], r["right"], r["wrong"], r["correct_abstentions"]) == (3, 2, 0, 1)
+    assert r["real_disagreements_reported"] == "1/1" and r["conflicts_unlabelled"]
+    key = rows[1]["conflicts"][0]["key"]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"key": key, "label": "real"}) + "\n")
+    r, _ = run(labels=labels)
+    assert (r["conflicts_real"], r["conflicts_spurious"], r["conflicts_unlabelled"]) == (1, 0, [])
+    first, rows = run("--limit", "2", "--seed", "1")
+    _, rows_again = run("--limit", "2", "--seed", "1", "--split", "all")
+    assert first["n"] == 2 and first["sample"] == {"limit": 2, "seed": 1}
+    assert [x["qid"] for x in rows] == [x["qid"] for x in rows_again]

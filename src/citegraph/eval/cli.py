@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from typing import Any
 
@@ -50,6 +51,8 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     e.add_argument("--corpus", required=True, help="corpus folder (the docs are ingested into it)")
     e.add_argument("--split", choices=["dev", "test", "all"], default="all", help="which half of the questions")
     e.add_argument("--labels", help="JSONL of conflict labels {key, label: real|spurious}")
+    e.add_argument("--limit", type=int, help="a reproducible sample of N of those questions (default: all)")
+    e.add_argument("--seed", type=int, default=0, help="seed of the question sample")
     e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default sentences)")
     e.add_argument("--sentence-ranker", choices=SENTENCE_RANKERS, help="how answer sentences are picked")
     e.add_argument("--abstain-threshold", type=float, help="support below which to abstain")
@@ -116,7 +119,6 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
     cmd = a.eval_command
 
     if cmd == "contradictions":
-        import random
 
         from citegraph.eval.contradictions import load_pairs, run_contradictions
 
@@ -158,6 +160,9 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
         if a.split != "all":
             halves = split_of(questions)
             questions = [q for q in questions if halves[q.id] == a.split]
+        if a.limit is not None and a.limit < len(questions):  # the same draw as a dataset's sample
+            keep = set(random.Random(a.seed).sample(range(len(questions)), a.limit))
+            questions = [q for i, q in enumerate(questions) if i in keep]
         ingest(a.docs, a.corpus)
         settings = answer_settings(a)
         doc_rows = run_documents(questions, a.corpus, settings, progress=progress)
@@ -165,6 +170,7 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
             "questions": a.questions,
             "docs": a.docs,
             "split": a.split,
+            "sample": None if a.limit is None else {"limit": a.limit, "seed": a.seed},
             **settings,
             **summarize_documents(doc_rows, load_labels(a.labels)),
         }
