@@ -119,7 +119,6 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
     cmd = a.eval_command
 
     if cmd == "contradictions":
-
         from citegraph.eval.contradictions import load_pairs, run_contradictions
 
         pairs = load_pairs(a.pairs)
