@@ -70,6 +70,8 @@ def test_conflict_model():
     assert compare("It is a hard rock band.", "It is a punk band.").kind == "wording"
     # The same word in another form or spelling is an edit between releases, not a disagreement.
     assert compare("List the IPs (comma separate).", "List the IPs (comma separated).") is None
+    assert compare("It is an executive order.", "It is an execution order.") is not None  # two words
+    assert compare("It was founded by Robbie Williams.", "It was founded by Robbie William.") is not None
     assert (
         compare("Kalam was the 11th President of India.", "Kalam was the 11th Prime Minister of India.").kind
         == "entity"
@@ -118,6 +120,9 @@ def test_only_the_same_attribute_of_the_same_subject_conflicts():
         "Requires-Dist: Werkzeug (<2.0,>=0.15)", "Requires-Dist: Werkzeug>=3.0.0", "Flask-1.1.4.METADATA", "flask-3.0.3"
     )
     assert c is not None and (c.values, c.point) == (("<2.0,>=0.15", ">=3.0.0"), "flask: Requires-Dist: Werkzeug")
+    # Only dotted versions are specifiers: "> 1,500 litres" is a quantity, its value the number.
+    c = compare("The plant produces > 1,500 litres daily.", "The plant produces > 1,800 litres daily.")
+    assert c is not None and (c.kind, c.values) == ("number", ("1,500", "1,800"))
     # Two datasets' instance counts: the same words, different subjects (their documents' titles).
     assert (
         compare("Number of Instances: 178", "Number of Instances: 150", "Wine recognition dataset", "Iris plants")
@@ -191,6 +196,11 @@ def test_an_answer_lists_the_conflicts_about_what_the_question_names():
     # urllib3's lines are worded like the question, but the question names pluggy and the answer cites it.
     shown = bearing(found, pluggy + urllib3, ctx.min_fact_relevance, {"p2"}, q)
     assert [c.point for c in shown] == ["pluggy: Requires-Python"]
+    # A document whose title names nothing is not ruled out.
+    untitled = [f.model_copy(update={"title": ""}) for f in urllib3]
+    with_untitled = detect(pluggy + untitled, ctx, rounds=2, max_rounds=2)
+    assert len(with_untitled) >= 2
+    assert bearing(with_untitled, pluggy + untitled, ctx.min_fact_relevance, {"p2"}, q) == with_untitled
     # A question that names no document's subject keeps every conflict its relevant facts take a side in.
     shown = bearing(found, pluggy + urllib3, ctx.min_fact_relevance, set(), "What is the Requires-Python constraint?")
     assert len(shown) == 2

@@ -38,9 +38,9 @@ def ranking_metrics(
 
 
 def roc_area(labels: np.ndarray, values: np.ndarray) -> float:
-    """The ROC area from ranks (Mann-Whitney U, ties given their mean rank): the value of
-    sklearn's roc_auc_score, at a small part of its cost per call, which the bootstrap calls thousands
-    of times."""
+    """The ROC area of `values` against labels 1 (positive) and 0, from ranks (Mann-Whitney U, ties
+    given their mean rank): sklearn's roc_auc_score, at a small part of its cost per call, which the
+    bootstrap calls thousands of times."""
     from scipy.stats import rankdata
 
     positive = labels == 1

@@ -209,10 +209,10 @@ _DEFAULT_TERM = tokenize("default")[0]
 # support?", "the oldest Python version PyJWT can be installed on") is answered by a requirement, and
 # package metadata states requirements in so many words ("Requires-Python: >=3.7", "Requires-Dist:"):
 # the question's words share nothing with that line but "Python".
-_VERSIONS_Q = re.compile(r"\b(versions?|python)\b", re.IGNORECASE)
+_VERSIONS_Q = re.compile(r"\bversions?\b", re.IGNORECASE)
 _NEEDS_Q = re.compile(
-    r"\b(needs?|needed|supports?|supported|compatible|install(ed|able)?|depends?|dependency|minimum|oldest|"
-    r"earliest|lowest|at least)\b",
+    r"\b(needs?|needed|supports?|supported|compatible|install(ed|able)?|depends?|dependency|minimum|lowest|"
+    r"at least)\b",
     re.IGNORECASE,
 )
 _REQUIRES_TERM = tokenize("requires")[0]
@@ -230,13 +230,12 @@ def asks_requirement(question: str) -> bool:
 
 
 def question_terms(question: str) -> list[str]:
-    """The question's content terms (BM25 tokens, stemmed), without question words; "default" or
-    "requires" too when the question asks for a default or a requirement in other words."""
+    """The question's content terms (BM25 tokens, stemmed), without question words; "default" too
+    when the question asks for one in other words. (Not "requires" for a requirement: every answer
+    sentence without that word would lose coverage; the sub-query finds the requirement.)"""
     terms = list(dict.fromkeys(t for t in tokenize(question) if t not in _QUESTION_WORDS))
     if _DEFAULT_TERM not in terms and asks_default(question):
         terms.append(_DEFAULT_TERM)
-    if asks_requirement(question):
-        terms.append(_REQUIRES_TERM)
     return terms
 
 

@@ -36,8 +36,12 @@ from citegraph.text.tokens import STOPWORDS, tokenize
 Kind = Literal["number", "version", "date", "entity", "polarity", "wording"]
 
 # A version specifier ("~=3.5", ">=2.7, !=3.0.*", "(<2.0,>=0.15)"), as in METADATA files: one value,
-# so that "~=3.5" against ">=3.7" is one substitution, not an operator and a number changed apart.
-_SPEC = r"\(?(?:[<>~!=]=|[<>])\s*\d+(?:\.\d+)*(?:\.\*)?(?:\s*,\s*(?:[<>~!=]=|[<>])\s*\d+(?:\.\d+)*(?:\.\*)?)*\)?"
+# so that "~=3.5" against ">=3.7" is one substitution, not an operator and a number changed apart. Only
+# dotted versions: "> 300 metres" and "> 1,500" stay a mark and a number (a quantity, not a version),
+# and an arrow ("-> 3.5") is no operator.
+_ONE_SPEC = r"(?:[<>~!=]=|(?<![-=<>])[<>])\s*\d+(?:\.\d+)+(?:\.\*)?(?![\d%])"
+_SPEC_LIST = rf"{_ONE_SPEC}(?:\s*,\s*{_ONE_SPEC})*"
+_SPEC = rf"\({_SPEC_LIST}\)|{_SPEC_LIST}"
 # Words ("doesn't" as "does" and "n't"), version specifiers, numbers as written ("1,500", "3.7"),
 # single punctuation marks.
 _TOKEN = re.compile(_SPEC + r"|\d+(?:[.,]\d+)*%?|[A-Za-z]+(?=n't\b)|n't\b|[A-Za-z][\w'’-]*|[^\s\w]")
@@ -121,7 +125,7 @@ def _content(tokens: list[str]) -> list[str]:
 
 
 _NUMERIC = re.compile(r"^\d+(?:[.,]\d+)*%?$")
-_SPEC_TOKEN = re.compile(f"^{_SPEC}$")
+_SPEC_TOKEN = re.compile(f"^(?:{_SPEC})$")
 _WORDLIKE = re.compile(r"^\w[\w'’-]*$")
 
 
@@ -213,8 +217,9 @@ def _written(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> str:
         a -= 1
     m = re.match(r"\+|\.\*", text[z:])
     written = " ".join(text[a : z + (m.end() if m else 0)].split())
-    if written.startswith("(") and written.endswith(")"):
-        written = written[1:-1]  # "Werkzeug (<2.0,>=0.15)": the parentheses are the format's
+    inner = written[1:-1]
+    if written.startswith("(") and written.endswith(")") and "(" not in inner and ")" not in inner:
+        written = inner  # "Werkzeug (<2.0,>=0.15)": the parentheses are the format's
     return written
 
 
@@ -337,7 +342,7 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         return None
     point = prefix + _attribute(a_raw, a_low, i1, i2)
     ra, rb = " ".join(a_raw[i1:i2]), " ".join(b_raw[j1:j2])
-    if tokenize(ra) == tokenize(rb):
+    if _word_forms(ra, rb):
         return None  # one word in two forms ("comma separate" / "comma separated"): an edit, not a claim
     if _is_date(la) and _is_date(lb):
         return Conflict("date", (ra, rb), point, sim)
@@ -348,6 +353,16 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     if sim < WORDING_ALIGNED:
         return None  # other words in otherwise different sentences: most often two different things
     return Conflict("wording", (ra, rb), point, sim)
+
+
+def _word_forms(a: str, b: str) -> bool:
+    """Two forms of one lowercase word: one stem, and the longer one continues the shorter one less its
+    last letter ("separate" / "separated"), not two words that stem alike ("executive" / "execution")
+    nor a name ("William" / "Williams")."""
+    if " " in a or " " in b or not (a.isalpha() and b.isalpha() and a.islower() and b.islower()):
+        return False
+    short, long_ = sorted((a, b), key=len)
+    return tokenize(a) == tokenize(b) and long_.startswith(short[:-1])
 
 
 def is_rounding(a: str, b: str) -> bool:
@@ -384,6 +399,11 @@ def relative_difference(a: str, b: str) -> float | None:
 # A fact the answer-sentence scorer finds more likely than not to state the answer bears on the
 # question, however differently it is worded. A constant, not the abstention threshold: at threshold 0
 # ("answer whatever covers") every fact would bear, and every disagreement among the passages show.
+def _subject(text: str) -> set[str]:
+    """subject_words, with "typing_extensions" (a wheel's file name) read as "typing-extensions"."""
+    return subject_words(text.replace("_", " "))
+
+
 def bearing(
     contradictions: list[Contradiction],
     facts: list[Fact],
@@ -396,18 +416,22 @@ def bearing(
     probability from ans.BEARS_P, for a question worded unlike its answer). Two retrieved passages that
     disagree about something else ("How tall is Etna?" and two figures for a water plant's output)
     are not the user's concern; the contradictions node's trace still lists them. When the question
-    names what some documents are about ("… of pluggy 1.5.0?"), an uncited fact from a document about
-    something the question does not name (urllib3's METADATA, worded alike) does not bear on it."""
+    names what the answer's cited documents are about ("… of pluggy 1.5.0?"), an uncited fact from a
+    document about something the question does not name (urllib3's METADATA, worded alike) does not
+    bear on it; a document whose title names nothing is not ruled out."""
     by_id = {f.id: f for f in facts}
-    asked = set(re.findall(r"[a-z][a-z0-9_]*", question.lower().replace("-", " ")))
-    names_a_subject = any(subject_words(f.title) & asked for f in facts)
+    asked = _subject(question)
+    names_the_answers_subject = any(_subject(f.title) & asked for f in facts if f.id in cited)
 
     def bears(fid: str) -> bool:
         f = by_id.get(fid)
         if fid in cited:
             return True
-        if f is None or (names_a_subject and not subject_words(f.title) & asked):
+        if f is None:
             return False
+        about = _subject(f.title)
+        if names_the_answers_subject and about and not about & asked:
+            return False  # about something else than the question and the answer name
         return ans.bears(f.relevance, f.answer_p, min_relevance)
 
     return [c for c in contradictions if any(bears(fid) for fid in c.facts)]
