@@ -152,6 +152,7 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
         return _finish(a, "Factual density: the length confound", out, md, folder)
 
     if cmd == "documents":
+        from citegraph.eval.datasets import sample_in_order
         from citegraph.eval.documents import load_labels, load_questions, run_documents, split_of, summarize_documents
         from citegraph.ingest.pipeline import ingest
 
@@ -159,9 +160,7 @@ def run(a: argparse.Namespace, retrieval_settings: Any) -> int:
         if a.split != "all":
             halves = split_of(questions)
             questions = [q for q in questions if halves[q.id] == a.split]
-        if a.limit is not None and a.limit < len(questions):  # the same draw as a dataset's sample
-            keep = set(random.Random(a.seed).sample(range(len(questions)), a.limit))
-            questions = [q for i, q in enumerate(questions) if i in keep]
+        questions = sample_in_order(questions, a.limit, a.seed)  # the draw of the other evals' --limit
         ingest(a.docs, a.corpus)
         settings = answer_settings(a)
         doc_rows = run_documents(questions, a.corpus, settings, progress=progress)

@@ -7,7 +7,9 @@ import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -29,11 +31,15 @@ class Dataset:
 
     def sample(self, limit: int | None, seed: int = 0, judged_only: bool = True) -> list[Query]:
         """A reproducible sample of queries (all of them when `limit` is None), file order kept."""
-        qs = [q for q in self.queries if not judged_only or q.id in self.qrels]
-        if limit is None or limit >= len(qs):
-            return qs
-        keep = set(random.Random(seed).sample(range(len(qs)), limit))
-        return [q for i, q in enumerate(qs) if i in keep]
+        return sample_in_order([q for q in self.queries if not judged_only or q.id in self.qrels], limit, seed)
+
+
+def sample_in_order(items: list[T], limit: int | None, seed: int = 0) -> list[T]:
+    """A reproducible sample of `limit` items (all of them when None or not fewer), in their order."""
+    if limit is None or limit >= len(items):
+        return items
+    keep = set(random.Random(seed).sample(range(len(items)), limit))
+    return [x for i, x in enumerate(items) if i in keep]
 
 
 def load_dataset(folder: str | Path) -> Dataset:

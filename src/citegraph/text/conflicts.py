@@ -396,14 +396,14 @@ def relative_difference(a: str, b: str) -> float | None:
     return abs(x - y) / top if top else 0.0
 
 
-# A fact the answer-sentence scorer finds more likely than not to state the answer bears on the
-# question, however differently it is worded. A constant, not the abstention threshold: at threshold 0
-# ("answer whatever covers") every fact would bear, and every disagreement among the passages show.
 def _subject(text: str) -> set[str]:
     """subject_words, with "typing_extensions" (a wheel's file name) read as "typing-extensions"."""
     return subject_words(text.replace("_", " "))
 
 
+# A fact the answer-sentence scorer finds more likely than not to state the answer bears on the
+# question, however differently it is worded. A constant, not the abstention threshold: at threshold 0
+# ("answer whatever covers") every fact would bear, and every disagreement among the passages show.
 def bearing(
     contradictions: list[Contradiction],
     facts: list[Fact],
