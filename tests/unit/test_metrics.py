@@ -5,8 +5,10 @@ import json
 import pytest
 
 from citegraph.eval.answers import Row, contains_gold, normalize, summarize, token_f1
+from citegraph.eval.documents import DocQuestion, score
 from citegraph.eval.metrics import auc_interval, doc_ranking, latency, ranking_metrics, roc_area
 from citegraph.eval.multihop import full_support_recall, pooled_docs
+from citegraph.schemas import Answer, Contradiction, Fact
 
 
 def test_ranking_metrics_by_hand():
@@ -103,3 +105,37 @@ def test_report_shows_an_interval_as_a_range(tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     assert "| abstention_auc_ci95 | 0.5805–0.7341 |" in summary
     assert json.loads((tmp_path / "results.json").read_text())["abstention_auc_ci95"] == [0.5805, 0.7341]
+
+
+def _conflict_answer(quote_a: str, quote_b: str) -> Answer:
+
+    facts = [
+        Fact(id=f"f{i}", text=t, doc_id=f"d{i}", chunk_id=f"d{i}:1:0", span=(0, len(t)))
+        for i, t in enumerate((quote_a, quote_b))
+    ]
+    c = Contradiction(id="c", facts=("f0", "f1"), kind="version", severity="major", point="p", values=("x", "y"))
+    return Answer(question="q", mode="corpus", query_class="precise_fact", facts=facts, contradictions=[c])
+
+
+def test_a_disagreement_counts_as_found_only_when_its_quotes_state_the_two_values():
+    q = DocQuestion(
+        id="f02",
+        text="What is the oldest version of pluggy that pytest will accept as a dependency?",
+        answerable=True,
+        kind="conflict",
+        answers=(">=0.12",),
+        docs=("pytest-6.2.5.METADATA.txt", "pytest-8.2.2.METADATA.txt"),
+        conflict={
+            "docs": ["pytest-6.2.5.METADATA.txt", "pytest-8.2.2.METADATA.txt"],
+            "values": ["pluggy (<2.0,>=0.12)", "pluggy <2.0,>=1.5"],
+        },
+    )
+    files = {"d0": "pytest-6.2.5.METADATA.txt", "d1": "pytest-8.2.2.METADATA.txt"}
+    real = _conflict_answer("Requires-Dist: pluggy (<2.0,>=0.12)", "Requires-Dist: pluggy <2.0,>=1.5")
+    assert score(q, real, "test", 0.0, files).conflict_found is True
+    # The same two files, a conflict about something else (realdocs3's grammar-fix pair was counted).
+    other = _conflict_answer("A comma separate list of hosts.", "A comma separated list of hosts.")
+    assert score(q, other, "test", 0.0, files).conflict_found is False
+    # One value on both sides is no disagreement.
+    same = _conflict_answer("Requires-Dist: pluggy (<2.0,>=0.12)", "needs pluggy (<2.0,>=0.12) too")
+    assert score(q, same, "test", 0.0, files).conflict_found is False

@@ -17,6 +17,7 @@ kind in two by a hash of the id, so the halves never change and hold the same mi
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import time
@@ -160,9 +161,20 @@ def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str
     if q.answerable and not answer.abstained:
         row.right = any(matches(text, g) for g in q.answers)
     if q.kind == "conflict" and q.conflict:
-        docs = {Path(d).name for d in q.conflict.get("docs", [])}
-        row.conflict_found = any(len({Path(d).name for d in c["docs"]} & docs) == 2 for c in conflicts)
+        row.conflict_found = any(_is_the_disagreement(c, q.conflict) for c in conflicts)
     return row
+
+
+def _is_the_disagreement(reported: dict[str, Any], gold: dict[str, Any]) -> bool:
+    """A reported conflict is the question's disagreement when it pairs two of the question's documents
+    and its two quotes state two different ones of the question's values. Matching the documents alone
+    counted any conflict between those files (a grammar fix in the same pair) as found."""
+    docs = {Path(d).name for d in gold.get("docs", [])}
+    if len({Path(d).name for d in reported["docs"]} & docs) != 2:
+        return False
+    values = list(gold.get("values", []))
+    a, b = reported["quotes"]
+    return any(matches(a, x) and matches(b, y) for x, y in itertools.permutations(values, 2))
 
 
 def run_documents(
