@@ -36,10 +36,11 @@ demo: setup
 	$(BIN)/citegraph ingest examples/sotu --corpus $(DEMO_CORPUS)
 	$(BIN)/citegraph ask "$(DEMO_QUESTION)" --corpus $(DEMO_CORPUS)
 
-# LangGraph Studio / API server on loopback (port 2024 is taken on these machines).
+# LangGraph Studio / API server on loopback (port 2125: 2024 is taken on these machines): `citegraph serve`
+# runs `langgraph dev` with no analytics, version check or tracing. CORPUS=DIR picks the corpus;
+# otherwise $CITEGRAPH_CORPUS (.env) or the demo's.
 serve: setup
-	CITEGRAPH_CORPUS=$(DEMO_CORPUS) LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true LANGSMITH_TRACING=false \
-		$(BIN)/langgraph dev --port 2125 --no-browser
+	$(BIN)/citegraph serve $(if $(CORPUS),--corpus $(CORPUS))
 
 test: setup
 	$(BIN)/python -m pytest -q

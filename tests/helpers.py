@@ -29,10 +29,6 @@ def write_pdf(path: Path, pages: list[str]) -> Path:
     return path
 
 
-# What `make serve` sets for `langgraph dev` (Makefile): no analytics, no version check, no tracing.
-SERVE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
-
-
 # connect() to an internet address in strace's output; loopback (127.0.0.0/8, ::1) is allowed.
 _INET = re.compile(
     r"connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\((\d+)\), "

@@ -1,4 +1,4 @@
-"""The `citegraph` command line: ingest | search | ask | chat | corpus | eval.
+"""The `citegraph` command line: ingest | search | ask | chat | corpus | serve | eval.
 
 Exit status: 0 when the work was done (`ingest` reports what it skipped and why, every run until it
 is fixed); 1 when `ingest` skipped something and stored nothing, or skipped anything with --strict;
@@ -169,6 +169,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("corpus", help="what a corpus holds: documents, dates and where they came from, passages")
     p.add_argument("corpus", help="corpus folder")
     p.add_argument("--json", action="store_true", help="print the whole listing as JSON")
+
+    p = sub.add_parser(
+        "serve",
+        help="serve the graph for LangGraph Studio and the LangGraph API (`langgraph dev` with no analytics, "
+        "no version check, no tracing)",
+    )
+    p.add_argument("--corpus", help="the default corpus (default $CITEGRAPH_CORPUS or .citegraph/demo)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=2125, help="port (default 2125)")
+    p.add_argument("--browser", action="store_true", help="open Studio in a browser")
+    p.add_argument("--reload", action="store_true", help="restart when the code changes")
 
     p = sub.add_parser("eval", help="measure citegraph on benchmarks (see `citegraph eval -h`)")
     esub = p.add_subparsers(dest="eval_command", required=True)
@@ -513,6 +524,50 @@ def cmd_eval(a: argparse.Namespace) -> int:
     return run(a, _settings)
 
 
+# What the server process needs before anything of citegraph is imported: `langgraph dev` posts CLI
+# analytics and checks PyPI for a newer version before it loads the graph (langgraph-cli 0.4.40,
+# langgraph-api); LangSmith tracing would send runs out. A value the user exported, or set in .env, wins.
+SERVER_OFFLINE_ENV = {
+    "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+    "LANGGRAPH_NO_VERSION_CHECK": "true",
+    "LANGSMITH_TRACING": "false",
+}
+
+
+def cmd_serve(a: argparse.Namespace) -> int:
+    """Start `langgraph dev` on the packaged graph (`citegraph/langgraph.json`, by module, so it works
+    from any folder and from an installed wheel), with the offline environment; replaces this process."""
+    import importlib.util
+    import os
+    import shutil
+
+    exe = Path(sys.executable).parent / "langgraph"
+    langgraph = str(exe) if exe.exists() else shutil.which("langgraph")
+    if langgraph is None or importlib.util.find_spec("langgraph_api") is None:
+        raise InputError("serving needs the LangGraph server: pip install 'langgraph-cli[inmem]'")
+    env = dict(os.environ)
+    if Path(".env").is_file():  # what `langgraph dev` would read from langgraph.json's "env"
+        from dotenv import dotenv_values
+
+        for key, value in dotenv_values(".env").items():
+            if value is not None:
+                env.setdefault(key, value)
+    for key, value in SERVER_OFFLINE_ENV.items():
+        env.setdefault(key, value)
+    if a.corpus:
+        from citegraph.store.corpus import require_corpus
+
+        require_corpus(a.corpus)  # a wrong folder is an error here, not in the first run
+        env["CITEGRAPH_CORPUS"] = str(Path(a.corpus).expanduser().resolve())
+    config = Path(__file__).with_name("langgraph.json")
+    cmd = [langgraph, "dev", "--config", str(config), "--host", a.host, "--port", str(a.port)]
+    cmd += [] if a.browser else ["--no-browser"]
+    cmd += [] if a.reload else ["--no-reload"]
+    sys.stdout.flush()
+    os.execve(langgraph, cmd, env)
+    return 0  # not reached
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
@@ -532,6 +587,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_ask(a)
         if a.command == "corpus":
             return cmd_corpus(a)
+        if a.command == "serve":
+            return cmd_serve(a)
         if a.command == "eval":
             return cmd_eval(a)
     except (CorpusError, InputError, FileNotFoundError) as exc:

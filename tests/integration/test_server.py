@@ -1,12 +1,14 @@
-"""`langgraph dev` serves the graph on loopback (as Studio uses it); a run through `langgraph_sdk`
-returns a cited answer for a minimal input (just the question), and a client cannot reach past the
-run settings: not the operator's model endpoint or key, not a folder of its choosing, not an unbounded
-loop. One server for the module (it takes ~20 s to start)."""
+"""`citegraph serve` (`langgraph dev` on the packaged graph) serves it on loopback, as Studio uses it;
+a run through `langgraph_sdk` returns a cited answer for a minimal input (just the question), and a
+client cannot reach past the run settings: not the operator's model endpoint or key, not a folder of its
+choosing, not an unbounded loop. One server for the module (it takes ~20 s to start), its connections
+recorded: none may leave the machine."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from citegraph.ingest.pipeline import ingest
-from helpers import SERVE_ENV, recorder
+from helpers import network_connects, recorder
 
 ROOT = Path(__file__).resolve().parents[2]
+STRACE = shutil.which("strace")
 
 
 def _free_port() -> int:
@@ -37,7 +40,10 @@ def attacker():
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, embedder):
+def served(tmp_path_factory, embedder):
+    """`citegraph serve` from a folder that is not the repo, with default settings (none of the offline
+    variables the suite or `make serve` set), its connect() calls recorded by strace where there is one:
+    the server's URL and that log."""
     from conftest import DOCS
 
     tmp_path = tmp_path_factory.mktemp("server")
@@ -50,31 +56,20 @@ def server(tmp_path_factory, embedder):
     ingest([tmp_path / "docs"], corpus, embedder=embedder)
     ingest([tmp_path / "other"], other, embedder=embedder)
     port = _free_port()
-    # Default settings otherwise: none of the offline variables the test suite sets.
-    defaults = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_", "ANONYMIZED"))}
+    offline = ("HF_", "TRANSFORMERS_", "ANONYMIZED", "ORT_", "LANGSMITH", "LANGGRAPH_")
     env = {
-        **defaults,
-        **SERVE_ENV,
-        "CITEGRAPH_CORPUS": str(corpus),
+        **{k: v for k, v in os.environ.items() if not k.startswith(offline)},
         "CITEGRAPH_CORPORA": f"vault={other}",
         # The operator's key, with no model configured: the extractive engine answers, and the key
         # must go nowhere.
         "CITEGRAPH_LLM_API_KEY": "sk-operator-secret",
-        "LANGGRAPH_STRICT_MSGPACK": "true",
     }
-    exe = Path(sys.executable).parent / "langgraph"
+    strace_log = tmp_path / "strace.log"
+    traced = [STRACE, "-f", "-qq", "--seccomp-bpf", "-e", "trace=connect,bind", "-o", str(strace_log)] if STRACE else []
+    exe = Path(sys.executable).parent / "citegraph"
+    cmd = [*traced, str(exe), "serve", "--port", str(port), "--corpus", str(corpus)]
     log = (tmp_path / "server.log").open("w")
-    cmd = [
-        str(exe),
-        "dev",
-        "--port",
-        str(port),
-        "--no-browser",
-        "--no-reload",
-        "--config",
-        str(ROOT / "langgraph.json"),
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -87,16 +82,21 @@ def server(tmp_path_factory, embedder):
             time.sleep(0.5)
     else:
         proc.kill()
-        pytest.fail("langgraph dev did not start: " + (tmp_path / "server.log").read_text()[-2000:])
+        pytest.fail("citegraph serve did not start: " + (tmp_path / "server.log").read_text()[-2000:])
     if proc.poll() is not None:
-        pytest.fail("langgraph dev exited: " + (tmp_path / "server.log").read_text()[-2000:])
-    yield url
+        pytest.fail("citegraph serve exited: " + (tmp_path / "server.log").read_text()[-2000:])
+    yield url, strace_log
     os.killpg(proc.pid, signal.SIGTERM)  # the server and whatever it started
     try:
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
     log.close()
+
+
+@pytest.fixture(scope="module")
+def server(served) -> str:
+    return served[0]
 
 
 def test_langgraph_dev_serves_the_graph(server: str):
@@ -226,3 +226,25 @@ def test_run_settings_out_of_bounds_and_bad_input_are_refused_by_name(server: st
     assert "unknown mode 'fast'" in _error(_run(server, {"question": "How tall is Mount Etna?", "mode": "fast"}))
     assert "is not a date" in _error(_run(server, {"question": "How tall is Mount Etna?", "as_of": "garbage'; DROP"}))
     assert "the limit is 2,000" in _error(_run(server, {"question": "Why? " * 2000}))
+
+
+def test_the_repo_config_and_the_packaged_one_serve_the_same_graph():
+    """`langgraph dev` in a clone reads ./langgraph.json (the graph by file, for hot reload);
+    `citegraph serve` the packaged one (by module): both must name the same graph."""
+    from langgraph_cli.config import validate_config_file
+
+    repo = validate_config_file(ROOT / "langgraph.json")["graphs"]
+    packaged = validate_config_file(ROOT / "src" / "citegraph" / "langgraph.json")["graphs"]
+    assert repo == {"citegraph": "./src/citegraph/graph.py:served"}
+    assert packaged == {"citegraph": "citegraph.graph:served"}
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+def test_the_server_opened_no_network_connection(served):
+    """Last in the module, after every run above: no analytics, no version check, no telemetry, no
+    tracing left the machine (`langgraph dev` alone would post CLI analytics and ask PyPI)."""
+    url, strace_log = served
+    traced = strace_log.read_text()
+    port = url.rsplit(":", 1)[1]
+    assert f"htons({port})" in traced, "strace did not see the server bind its port: the check would be blind"
+    assert network_connects(traced) == []
