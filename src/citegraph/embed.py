@@ -2,9 +2,10 @@
 
 The model is loaded by path (by name it would try the Hub, which is unreachable here) once per
 process. Texts are encoded with onnxruntime from an ONNX export of the same weights, made once and
-cached on disk: a single query takes ~6 ms that way against ~15 ms through torch on two cores, with
-the same vectors (checked at export, max difference ~1e-7). If the export cannot be made, encoding
-falls back to sentence-transformers, which is the reference.
+cached on disk (onnx_cache.py): a single query takes ~6 ms that way against ~15 ms through torch on
+two cores, with the same vectors (checked at export, max difference ~1e-7), and a process that finds
+the export never imports torch or sentence-transformers. If the export cannot be made, encoding falls
+back to sentence-transformers, which is the reference.
 
 `Embedder.identity` names the model for the corpus manifest, so a corpus built with one embedder
 refuses queries from another.
@@ -15,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,9 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, load_or_export
+
 log = logging.getLogger(__name__)
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
+_PROBE = ("A probe sentence: Super Bowl 50 was played on February 7, 2016.", "short")
 
 
 def default_model_path() -> Path:
@@ -42,11 +45,6 @@ def known_words() -> frozenset[str]:
     from two words."""
     lines = (default_model_path() / "vocab.txt").read_text(encoding="utf-8").splitlines()
     return frozenset(w for w in lines if w.isalpha() and w.islower())
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "citegraph"
 
 
 @dataclass(frozen=True)
@@ -70,6 +68,24 @@ def _fingerprint(model_dir: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _mean_pooled_bert(model_dir: Path) -> tuple[int, int] | None:
+    """(window, dimension) when the folder is a BERT-type encoder with mean pooling and normalisation,
+    the shape the ONNX path computes (all-MiniLM-L6-v2's); None for anything else."""
+    try:
+        modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((model_dir / "modules.json").read_text())]
+        pooling = json.loads((model_dir / "1_Pooling" / "config.json").read_text())
+        window = json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
+        config = json.loads((model_dir / "config.json").read_text())
+    except (OSError, KeyError, ValueError):
+        return None
+    modes = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
+    if modules != ["Transformer", "Pooling", "Normalize"] or modes != ["pooling_mode_mean_tokens"]:
+        return None
+    if config.get("model_type") != "bert" or not (model_dir / "tokenizer.json").exists():
+        return None
+    return int(window), int(pooling["word_embedding_dimension"])
+
+
 class Embedder:
     """Encodes texts into L2-normalised float32 vectors (mean pooling, as the model was trained)."""
 
@@ -77,31 +93,31 @@ class Embedder:
         self.model_path = Path(model_path) if model_path else default_model_path()
         if not (self.model_path / "modules.json").exists():
             raise FileNotFoundError(f"{self.model_path} is not a sentence-transformers model folder (no modules.json)")
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()  # "Loading weights" bars on every start say nothing useful
-        self._st = SentenceTransformer(str(self.model_path), device="cpu")
-        self.tokenizer = self._st.tokenizer
-        # The Rust tokenizer without truncation, for counting: the same word pieces the model reads.
-        self._backend_tokenizer = self.tokenizer.backend_tokenizer.__class__.from_str(
-            self.tokenizer.backend_tokenizer.to_str()
-        )
-        self._backend_tokenizer.no_truncation()
-        self._backend_tokenizer.no_padding()
-        self.window = int(self._st.max_seq_length or 256)
-        dim = self._st.get_embedding_dimension() or 0
-        name = DEFAULT_EMBEDDER if self.model_path == default_model_path() else self.model_path.name
-        self.identity = EmbedderIdentity(name=name, dim=int(dim), fingerprint=_fingerprint(self.model_path))
-        self._session: Any = None
+        self._st: Any = None
         self._lock = threading.Lock()
         self._encode_lock = threading.Lock()
         self._cache_lock = threading.Lock()
         self._query_cache: dict[str, np.ndarray] = {}
-        if use_onnx:
+        self._session: Any = None
+        # The Rust tokenizer without truncation, for counting: the same word pieces the model reads.
+        self._backend_tokenizer = bert_tokenizer(self.model_path, None)
+        plain = _mean_pooled_bert(self.model_path)
+        if plain is None:  # another architecture: sentence-transformers knows it
+            st = self._sentence_transformer()
+            self.window = int(st.max_seq_length or 256)
+            dim = int(st.get_embedding_dimension() or 0)
+        else:
+            self.window, dim = plain
+        self._tokenizer = bert_tokenizer(self.model_path, self.window)
+        name = DEFAULT_EMBEDDER if self.model_path == default_model_path() else self.model_path.name
+        self.identity = EmbedderIdentity(name=name, dim=dim, fingerprint=_fingerprint(self.model_path))
+        if use_onnx and plain is not None:
             try:
-                self._session = self._onnx_session(cache_dir or default_cache_dir())
+                path = (cache_dir or default_cache_dir()) / f"{self.identity.name}-{self.identity.fingerprint}.onnx"
+                with self._lock:
+                    self._session = load_or_export(path, self._export_onnx, self._probe, self._reference)
             except Exception as exc:  # any failure: the torch path is the reference and always works
+                self._session = None
                 log.warning("ONNX export unavailable (%s); encoding through torch", exc)
 
     # -- public -------------------------------------------------------------------------------
@@ -115,7 +131,7 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.identity.dim), dtype=np.float32)
         if self._session is None:
-            vecs = self._st.encode(
+            vecs = self._sentence_transformer().encode(
                 texts,
                 batch_size=batch_size,
                 normalize_embeddings=True,
@@ -157,43 +173,38 @@ class Embedder:
 
     # -- ONNX ---------------------------------------------------------------------------------
     def _encode_onnx(self, texts: list[str]) -> np.ndarray:
-        enc = self.tokenizer(texts, return_tensors="np", padding=True, truncation=True, max_length=self.window)
-        feeds = {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
-        hidden = self._session.run(None, feeds)[0]
+        return self._run(self._session, texts)
+
+    def _run(self, session: Any, texts: list[str]) -> np.ndarray:
+        feeds = bert_feeds(self._tokenizer, texts)
+        hidden = session.run(None, feeds)[0]
         mask = feeds["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return pooled.astype(np.float32)
 
-    def _onnx_session(self, cache_dir: Path) -> Any:
-        import onnxruntime as ort
+    def _probe(self, session: Any) -> np.ndarray:
+        return self._run(session, list(_PROBE))
 
-        path = cache_dir / f"{self.identity.name}-{self.identity.fingerprint}.onnx"
-        with self._lock:
-            if not path.exists():
-                self._export_onnx(path)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = min(2, os.cpu_count() or 1)
-        opts.log_severity_level = 3
-        # No busy-waiting between kernels: ingest runs a writer thread beside the encoder, and spinning
-        # intra-op threads then fight it for the two cores.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        self._session = session
-        probe = ["A probe sentence: Super Bowl 50 was played on February 7, 2016.", "short"]
-        ref = self._st.encode(probe, normalize_embeddings=True, convert_to_numpy=True)
-        diff = float(np.abs(self._encode_onnx(probe) - ref).max())
-        if diff > 1e-4:
-            self._session = None
-            raise RuntimeError(f"ONNX export disagrees with sentence-transformers (max diff {diff:.2e})")
-        return session
+    def _reference(self) -> np.ndarray:
+        return np.asarray(self._sentence_transformer().encode(list(_PROBE), normalize_embeddings=True))
+
+    def _sentence_transformer(self) -> Any:
+        """The torch model: the reference, the exporter and the fallback (loaded only when needed)."""
+        if self._st is None:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # "Loading weights" bars on every start say nothing useful
+            self._st = SentenceTransformer(str(self.model_path), device="cpu")
+        return self._st
 
     def _export_onnx(self, path: Path) -> None:
         import warnings
 
         import torch
 
-        model: Any = self._st[0].auto_model
+        model: Any = self._sentence_transformer()[0].auto_model
         model.eval()
 
         class _Hidden(torch.nn.Module):
@@ -206,24 +217,21 @@ class Embedder:
                     input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
                 ).last_hidden_state
 
-        sample = self.tokenizer(["hello world"], return_tensors="pt")
+        sample = {k: torch.from_numpy(v) for k, v in bert_feeds(self._tokenizer, ["hello world"]).items()}
         names = ["input_ids", "attention_mask", "token_type_ids"]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                _Hidden(model),
+                # eval: export puts a wrapper back in its own mode, and a new Module trains
+                _Hidden(model).eval(),
                 tuple(sample[n] for n in names),
-                str(tmp),
+                str(path),
                 input_names=names,
                 output_names=["last_hidden_state"],
                 dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "last_hidden_state"]},
                 opset_version=17,
                 dynamo=False,
             )
-        os.replace(tmp, path)  # atomic: a concurrent process never sees half a file
-        log.info("exported %s", path)
 
 
 _instances: dict[str, Embedder] = {}

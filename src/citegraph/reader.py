@@ -16,70 +16,153 @@ tensors ship, in fp16 (models/reader-minilm.safetensors); the rest are the packa
 The same architecture with other weights is the answer-sentence scorer (`get_sentence_scorer`): which
 of a passage's sentences states the answer (training/train_sentences.py; models/sentences-minilm).
 Extraction ranks candidate sentences by it; the reader judges whole passages.
+
+Both run with onnxruntime from an export cached on disk (onnx_cache.py; torch only makes the export and
+is the fallback), keyed by the tuned weights' hash, so new weights get a new export.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import threading
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from citegraph.embed import default_model_path
+from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, load_or_export
+
+log = logging.getLogger(__name__)
 
 WEIGHTS = Path(__file__).parent / "models" / "reader-minilm.safetensors"
 SENTENCE_WEIGHTS = Path(__file__).parent / "models" / "sentences-minilm.safetensors"
 # Question and passage together, in word pieces: the model's window.
 MAX_LENGTH = 256
+_PROBE = (
+    ("How tall is Mount Etna?", "Mount Etna is 3,357 metres tall, the highest volcano in Europe."),
+    ("Who wrote it?", "short"),
+)
 
 
 class Reader:
-    def __init__(self, model_path: Path | None = None, weights: Path = WEIGHTS):
-        from safetensors.torch import load_file
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-        from transformers.utils import logging as hf_logging
-
-        base = Path(model_path) if model_path else default_model_path()
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        weights: Path = WEIGHTS,
+        cache_dir: Path | None = None,
+        use_onnx: bool = True,
+    ):
+        self._base = Path(model_path) if model_path else default_model_path()
         if not weights.exists():
             raise FileNotFoundError(f"reader weights missing: {weights} (reinstall citegraph)")
-        tuned = {name: t.float() for name, t in load_file(str(weights)).items()}
+        self._weights = weights
+        self._model: Any = None
+        self._session: Any = None
+        self._lock = threading.Lock()
+        # Cut the longer of question and passage, so that a long question (up to the 2,000 characters
+        # route allows) is cut too rather than failing; for questions shorter than their passage this is
+        # "only_second".
+        self._tokenizer = bert_tokenizer(self._base, MAX_LENGTH)
+        if use_onnx:
+            digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:16]
+            path = (cache_dir or default_cache_dir()) / f"{weights.stem}-{digest}.onnx"
+            try:
+                self._session = load_or_export(path, self._export, self._run_onnx_probe, self._reference)
+            except ValueError:
+                raise  # weights that do not fit the model: no fallback can help
+            except Exception as exc:  # the torch path is the reference and always works
+                log.warning("ONNX export unavailable (%s); reading through torch", exc)
+        if self._session is None:
+            self._torch_model()  # fail now, not at the first question, if the weights do not fit
+
+    def probabilities(self, question: str, passages: list[str]) -> list[float]:
+        """P(passage states the answer to question), for each passage."""
+        if not passages:
+            return []
+        feeds = bert_feeds(self._tokenizer, [(question, p) for p in passages])
+        # One forward pass at a time: two would only share the same two cores.
+        with self._lock:
+            logits = self._logits(feeds)
+        return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
+
+    def _logits(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        if self._session is not None:
+            return np.asarray(self._session.run(None, feeds)[0])[:, 0]
+        import torch
+
+        with torch.inference_mode():
+            out = self._torch_model()(**{k: torch.from_numpy(v) for k, v in feeds.items()}).logits[:, 0]
+        return out.numpy()
+
+    def _run_onnx_probe(self, session: Any) -> np.ndarray:
+        return np.asarray(session.run(None, bert_feeds(self._tokenizer, list(_PROBE)))[0])[:, 0]
+
+    def _reference(self) -> np.ndarray:
+        import torch
+
+        feeds = bert_feeds(self._tokenizer, list(_PROBE))
+        with torch.inference_mode():
+            return self._torch_model()(**{k: torch.from_numpy(v) for k, v in feeds.items()}).logits[:, 0].numpy()
+
+    def _torch_model(self) -> Any:
+        """The torch model: the reference, the exporter and the fallback (loaded only when needed)."""
+        if self._model is not None:
+            return self._model
+        from safetensors.torch import load_file
+        from transformers import AutoModelForSequenceClassification
+        from transformers.utils import logging as hf_logging
+
+        tuned = {name: t.float() for name, t in load_file(str(self._weights)).items()}
         hf_logging.disable_progress_bar()  # "Loading weights" bars on every start say nothing useful
         verbosity = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()  # the new head is reported "newly initialized"; we load it next
         try:
-            model: Any = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
+            model: Any = AutoModelForSequenceClassification.from_pretrained(str(self._base), num_labels=1)
         finally:
             hf_logging.set_verbosity(verbosity)
         own = model.state_dict()
         unknown = [n for n in tuned if n not in own or own[n].shape != tuned[n].shape]
         if unknown or not any(n.startswith("classifier") for n in tuned):
-            raise ValueError(f"{weights} does not fit {base}: {unknown[:3] or 'no classifier head'}")
+            raise ValueError(f"{self._weights} does not fit {self._base}: {unknown[:3] or 'no classifier head'}")
         model.load_state_dict(tuned, strict=False)
         model.eval()
         self._model = model
-        self._tokenizer = AutoTokenizer.from_pretrained(str(base))
-        self._lock = threading.Lock()
+        return model
 
-    def probabilities(self, question: str, passages: list[str]) -> list[float]:
-        """P(passage states the answer to question), for each passage."""
+    def _export(self, path: Path) -> None:
+        import warnings
+
         import torch
 
-        if not passages:
-            return []
-        enc = self._tokenizer(
-            [question] * len(passages),
-            passages,
-            # Cut the longer of the two, so that a long question (up to the 2,000 characters route allows)
-            # is cut too rather than failing; for questions shorter than their passage this is "only_second".
-            truncation="longest_first",
-            max_length=MAX_LENGTH,
-            padding=True,
-            return_tensors="pt",
-        )
-        # One forward pass at a time: two would only share the same two cores, and the fast
-        # tokenizer refuses concurrent use.
-        with self._lock, torch.inference_mode():
-            logits = self._model(**enc).logits[:, 0]
-        return [float(p) for p in torch.sigmoid(logits)]
+        model = self._torch_model()
+        names = ["input_ids", "attention_mask", "token_type_ids"]
+        sample = {k: torch.from_numpy(v) for k, v in bert_feeds(self._tokenizer, list(_PROBE)).items()}
+
+        class _Logits(torch.nn.Module):
+            def __init__(self, inner: torch.nn.Module):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+                return self.inner(
+                    input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+                ).logits
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                # eval: export puts a wrapper back in its own mode, and a new Module trains
+                _Logits(model).eval(),
+                tuple(sample[n] for n in names),
+                str(path),
+                input_names=names,
+                output_names=["logits"],
+                dynamic_axes={**{n: {0: "batch", 1: "seq"} for n in names}, "logits": {0: "batch"}},
+                opset_version=17,
+                dynamo=False,
+            )
 
 
 _loaded: dict[Path, Reader] = {}
