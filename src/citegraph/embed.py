@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -121,13 +122,14 @@ class Embedder:
                 log.warning("ONNX export unavailable (%s); encoding through torch", exc)
 
     # -- public -------------------------------------------------------------------------------
-    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int = 32, done: Callable[[int], Any] | None = None) -> np.ndarray:
+        """`done(n)` is called as each n texts are encoded (ingest's progress moves within a batch)."""
         # One encode at a time: HF fast tokenizers raise "Already borrowed" when shared by threads,
         # and two concurrent encodes would only fight over the same two cores anyway.
         with self._encode_lock:
-            return self._encode(texts, batch_size)
+            return self._encode(texts, batch_size, done or (lambda n: None))
 
-    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+    def _encode(self, texts: list[str], batch_size: int, done: Callable[[int], Any]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.identity.dim), dtype=np.float32)
         if self._session is None:
@@ -138,12 +140,14 @@ class Embedder:
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
+            done(len(texts))
             return np.asarray(vecs, dtype=np.float32)
         out = np.zeros((len(texts), self.identity.dim), dtype=np.float32)
         order = np.argsort([len(t) for t in texts])  # similar lengths together: less padding
         for i in range(0, len(texts), batch_size):
             idx = order[i : i + batch_size]
             out[idx] = self._encode_onnx([texts[j] for j in idx])
+            done(len(idx))
         return out
 
     def encode_query(self, text: str) -> np.ndarray:

@@ -358,7 +358,7 @@ class Ingestor:
             for batch in self._batches(work):
                 chunks = [c for w in batch for c in w.rows.chunks]
                 t = time.perf_counter()
-                vecs = self.embedder.encode([c.text for c in chunks])
+                vecs = self.embedder.encode([c.text for c in chunks], done=bar.update if bar is not None else None)
                 self.report.add_time("encode", time.perf_counter() - t)
                 for c, v in zip(chunks, vecs, strict=True):
                     c.embedding = v
@@ -367,8 +367,6 @@ class Ingestor:
                     pending.result()  # re-raises a failed write before going on
                 self.report.add_time("wait_for_writes", time.perf_counter() - t)
                 pending = writer.submit(self._write_batch, batch, vecs, file_docs, file_stats)
-                if bar is not None:
-                    bar.update(len(chunks))
             t = time.perf_counter()
             if pending is not None:
                 pending.result()
