@@ -217,6 +217,15 @@ def cmd_ingest(a: argparse.Namespace) -> int:
         missing = [p for p in a.paths if not Path(p).expanduser().exists() and not Path(p).expanduser().is_symlink()]
         if missing:  # a mistyped path: say so before loading anything or creating the corpus folder
             raise InputError(f"no such file or folder: {', '.join(missing)} (nothing was ingested)")
+        from citegraph.ingest.loaders import SUPPORTED, discover
+
+        files, problems, ignored = discover(a.paths)
+        if not files and not problems and not a.prune:  # a folder of nothing readable: not an empty corpus
+            seen = f"{len(ignored)} file(s) of other types, e.g. {ignored[0]}" if ignored else "no files"
+            raise InputError(
+                f"nothing to ingest in {', '.join(a.paths)}: {seen}; citegraph reads "
+                f"{' '.join(sorted(SUPPORTED))} (nothing was ingested)"
+            )
         chunking = ChunkingSettings(a.section_tokens, a.section_overlap, a.passage_tokens)
         report = ingest(
             a.paths,

@@ -295,9 +295,18 @@ def test_cli_many_questions_missing_paths_and_empty_corpora(corpus: Path, tmp_pa
     # The corpus's two Ottawa water figures disagree, but neither question is about them.
     assert "Conflicts" not in proc.stdout and "Ottawa" not in proc.stdout
     assert "the limit is 2,000" in proc.stderr and "The corpus does not hold enough evidence" in proc.stdout
+    # Direct answers need a model: without one the CLI says so (not "not enough evidence").
+    proc = run_cli("ask", "What is two plus two?", "--mode", "direct", "--corpus", str(corpus), "--quiet")
+    assert proc.returncode == 0 and "Direct answers (without documents) need a model" in proc.stdout
     # A mistyped path is refused before anything is done; no corpus folder is left behind.
     proc = run_cli("ingest", str(tmp_path / "typo"), "--corpus", str(tmp_path / "new"))
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr and not (tmp_path / "new").exists()
+    # So is a folder with nothing citegraph reads: an empty corpus would only answer "no passages".
+    (tmp_path / "binaries").mkdir()
+    (tmp_path / "binaries" / "a.xyz").write_bytes(b"\x00\x01")
+    proc = run_cli("ingest", str(tmp_path / "binaries"), "--corpus", str(tmp_path / "new"))
+    assert proc.returncode == 2 and "nothing to ingest" in proc.stderr and "a.xyz" in proc.stderr
+    assert ".pdf" in proc.stderr and not (tmp_path / "new").exists()
     # A corpus whose every file was skipped answers with what to do, not a traceback (in-process: the
     # models are loaded already).
     from citegraph.api import ask

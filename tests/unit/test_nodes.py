@@ -278,3 +278,32 @@ def test_citation_markers_go_after_a_closing_quote():
     assert _with_marks("The economy grew.", [1]) == "The economy grew [1]."
     assert _with_marks('He said, "God bless us."', [2]) == 'He said, "God bless us." [2]'
     assert _with_marks("178", [1]) == "178 [1]."
+
+
+def test_a_notebook_shows_an_answer_as_its_rendered_text():
+    from citegraph.schemas import Answer, Reference, Sentence
+
+    answer = Answer(
+        question="How tall is Mount Etna?",
+        mode="corpus",
+        query_class="precise_fact",
+        answer="3,357 metres [1].",
+        sentences=[Sentence(text="3,357 metres [1].", citations=[1])],
+        references=[
+            Reference(
+                n=1, doc_id="etna", chunk_id="etna:1:0", title="Etna", locator="chars 0-40", span=(0, 40), quote="3,357"
+            )
+        ],
+    )
+
+    class Printer:  # IPython's pretty printer, as far as _repr_pretty_ uses it
+        def __init__(self) -> None:
+            self.out = ""
+
+        def text(self, s: str) -> None:
+            self.out += s
+
+    p = Printer()
+    answer._repr_pretty_(p, cycle=False)
+    assert p.out == str(answer) == answer.render()
+    assert p.out.startswith("3,357 metres [1].") and '[1] Etna (etna, chars 0-40): "3,357"' in p.out
