@@ -112,7 +112,8 @@ def test_eval_documents_scores_a_benchmark_over_these_files(mixed_files: Path, m
          "kind": "fact", "answers": ["178"], "docs": ["wine.rst"]},
         {"_id": "m2", "text": "Which Python versions does demo-pkg support?", "answerable": True,
          "kind": "conflict", "answers": [">=3.6", ">=3.9"],
-         "conflict": {"docs": ["demo_pkg-1.0.METADATA.txt", "demo_pkg-2.0.METADATA.txt"]}},
+         "conflict": {"docs": ["demo_pkg-1.0.METADATA.txt", "demo_pkg-2.0.METADATA.txt"],
+                      "values": [">=3.6", ">=3.9"]}},
         {"_id": "m3", "text": "What TCP port does the PostgreSQL server listen on by default?",
          "answerable": False, "kind": "off-topic"},
     ]  # fmt: skip
