@@ -316,6 +316,8 @@ def test_cli_many_questions_missing_paths_and_empty_corpora(corpus: Path, tmp_pa
     assert ingest([tmp_path / "empty"], tmp_path / "e").skipped
     answer = ask("How tall is Mount Etna?", corpus=str(tmp_path / "e"))
     assert answer.abstained and "holds no passages yet" in answer.abstain_reason
+    proc = run_cli("search", "Etna", "--corpus", str(tmp_path / "e"))
+    assert proc.returncode == 1 and "holds no passages yet" in proc.stderr
 
 
 def test_cli_corpus_lists_what_a_corpus_holds(corpus: Path):
