@@ -282,7 +282,9 @@ def cmd_search(a: argparse.Namespace) -> int:
         raise InputError(f"--since {since} is after --until {until}")
     with HybridRetriever.open(a.corpus, _settings(a), chroma_url=a.chroma_url, sparse_backend=a.sparse) as r:
         if len(r) == 0:
-            print(f"the corpus {a.corpus} holds no passages yet: add documents with `citegraph ingest`", file=sys.stderr)
+            print(
+                f"the corpus {a.corpus} holds no passages yet: add documents with `citegraph ingest`", file=sys.stderr
+            )
             return 1
         res = r.search(a.query, mode=a.retriever, since=since, until=until, as_of=as_of, where=_parse_where(a.where))
     if a.json:
