@@ -5,7 +5,7 @@ import json
 import pytest
 
 from citegraph.eval.answers import Row, contains_gold, normalize, summarize, token_f1
-from citegraph.eval.documents import DocQuestion, score
+from citegraph.eval.documents import DocQuestion, matches, score
 from citegraph.eval.metrics import auc_interval, doc_ranking, latency, ranking_metrics, roc_area
 from citegraph.eval.multihop import full_support_recall, pooled_docs
 from citegraph.schemas import Answer, Contradiction, Fact
@@ -139,3 +139,20 @@ def test_a_disagreement_counts_as_found_only_when_its_quotes_state_the_two_value
     # One value on both sides is no disagreement.
     same = _conflict_answer("Requires-Dist: pluggy (<2.0,>=0.12)", "needs pluggy (<2.0,>=0.12) too")
     assert score(q, same, "test", 0.0, files).conflict_found is False
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "found"),
+    [
+        ("Requires-Python: >=3.7", ">=3.7", True),
+        ("Requires-Dist: MarkupSafe>=2.0", ">=2.0", True),  # an operator may touch the name
+        ("It needs Python 3.7.1 or later.", "3.7", False),
+        ("Version 13.7 is out.", "3.7", False),
+        ("Use v11.2.0 [1].", "11.2.0", True),
+        ("Python 3.6+ only", "3.6+", True),
+        ("the default 500 commands", "default 500", True),
+        ("the default 5000 commands", "default 500", False),
+    ],
+)
+def test_a_gold_value_is_found_whole(text: str, gold: str, found: bool):
+    assert matches(text, gold) is found

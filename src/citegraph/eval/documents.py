@@ -98,8 +98,12 @@ def matches(answer: str, gold: str) -> bool:
     g = _norm(gold).strip(" .")
     if not g:
         return False
-    before = r"(?<![\w.])v?" if g[:1].isdigit() else r"(?<![\w.])"
-    return re.search(rf"{before}{re.escape(g)}(?!\w|\.\d)", _norm(answer)) is not None
+    # Whole value: no word character or dot glued on where the value itself ends in one ("3.7" is not
+    # in "13.7" or "3.7.1"); a value that starts or ends with an operator may touch a name
+    # ("MarkupSafe>=2.0" holds ">=2.0").
+    before = (r"(?<![\w.])v?" if g[0].isdigit() else r"(?<![\w.])") if g[0].isalnum() or g[0] == "_" else ""
+    after = r"(?!\w|\.\d)" if g[-1].isalnum() or g[-1] == "_" else ""
+    return re.search(f"{before}{re.escape(g)}{after}", _norm(answer)) is not None
 
 
 def conflict_key(a: str, b: str) -> str:
