@@ -30,6 +30,9 @@ class Evidence(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
     rank: int = 0
     sub_query: str | None = Field(default=None, description="The (sub-)query that retrieved it")
+    release_of: str | None = Field(
+        default=None, description="The passage this one was read beside: the same passage in another release"
+    )
 
     @property
     def locator(self) -> str:

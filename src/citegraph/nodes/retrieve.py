@@ -10,6 +10,7 @@ SQLite and runs the encoder, which would block the server's event loop.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Set
 from datetime import date, timedelta
@@ -25,7 +26,9 @@ from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence, QueryClass
 from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
 from citegraph.text import answerability as ans
+from citegraph.text.claims import claims
 from citegraph.text.dates import parse_date
+from citegraph.text.tokens import tokenize
 
 
 def budget(ctx: Context, qclass: QueryClass) -> int:
@@ -76,10 +79,46 @@ def answer_first(question: str, results: list[Evidence], m: int, written: Set[st
     return [e.model_copy(update={"rank": i}) for i, e in enumerate(out[:m], 1)]
 
 
+# The top passages whose other releases are read (text/releases.py): where a value changed between two
+# releases of a document, both must reach extraction for the change to be reported.
+RELEASES_OF_TOP = 2
+RELEASES_READ = 2  # passages of other releases read beyond the pool's budget
+
+
+def other_releases(ctx: Context, task: RetrieveTask, top: list[Evidence]) -> list[Evidence]:
+    """For each of the top passages, the best-matching passage of each other release of its document,
+    marked `release_of` that passage and ranked just below it."""
+    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
+    settings = ctx.retrieval(1, 0.0)
+    seen = {e.chunk_id for e in top}
+    out: list[Evidence] = []
+    for e in top[:RELEASES_OF_TOP]:
+        line = _line_to_match(task["sub_query"].text, e.text)
+        for other in retriever.releases(e.doc_id):
+            for hit in retriever.search(line, settings=settings, doc_ids={other}).results[:1]:
+                if hit.chunk_id in seen:
+                    continue
+                seen.add(hit.chunk_id)
+                scores = {**hit.scores, "final": e.scores.get("final", 0.0) - 1e-6, "answer_bonus": 0.0}
+                out.append(hit.model_copy(update={"release_of": e.chunk_id, "scores": scores}))
+    return out
+
+
+def _line_to_match(query: str, passage: str) -> str:
+    """What to look for in another release: the passage's claim that shares most words with the query,
+    one holding a number first among equals ("Requires-Python: >=2.7, …" over "Click is a Python
+    package …" for "What Python version does Click require?"); the query itself if none shares any."""
+    asked = set(tokenize(query))
+    scored = [(len(asked & set(tokenize(c.text))), bool(re.search(r"\d", c.text)), c.text) for c in claims(passage)]
+    best = max(scored, default=(0, False, query), key=lambda t: t[:2])
+    return best[2] if best[0] else query
+
+
 def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
     results, note = _candidates(ctx, task)
     written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds()
-    return answer_first(task["question"], results, budget(ctx, task["query_class"]), written), note
+    top = answer_first(task["question"], results, budget(ctx, task["query_class"]), written)
+    return top + other_releases(ctx, task, top), note
 
 
 def _candidates(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
@@ -123,9 +162,10 @@ def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: 
     """Pick the passages to read: first those that could hold the answer (the highest answer bonus
     of answer_first, best first, leaving a place for each facet), then round-robin over the
     sub-queries' own rankings (each facet gets its best passages in before any facet gets its
-    third), skipping ones already read."""
+    third), skipping ones already read. Each chosen passage then brings its other releases' passages
+    (`release_of`), beyond `top_m`, at most RELEASES_READ of them."""
     by_query: dict[str, list[Evidence]] = {}
-    ranked = sorted(evidence, key=lambda e: -e.scores.get("final", 0.0))
+    ranked = sorted((e for e in evidence if e.release_of is None), key=lambda e: -e.scores.get("final", 0.0))
     for e in ranked:
         by_query.setdefault(e.sub_query or "", []).append(e)
     order = [q for q in sub_queries if q in by_query] + [q for q in by_query if q not in sub_queries]
@@ -145,7 +185,12 @@ def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: 
                     if len(chosen) == top_m:
                         break
         depth += 1
-    return chosen
+    releases = [
+        e.chunk_id
+        for e in sorted(evidence, key=lambda e: chosen.index(e.release_of) if e.release_of in chosen else top_m)
+        if e.release_of in chosen and e.chunk_id not in chosen and e.chunk_id not in already
+    ]
+    return chosen + list(dict.fromkeys(releases))[:RELEASES_READ]
 
 
 async def pool_evidence(state: State, runtime: Runtime[Context]) -> dict:

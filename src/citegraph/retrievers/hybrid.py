@@ -22,7 +22,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
@@ -41,6 +41,7 @@ from citegraph.retrievers.sparse import lucene_idf, top_k
 from citegraph.schemas import Evidence, SearchResult
 from citegraph.store.corpus import Corpus
 from citegraph.text.dates import date_to_int
+from citegraph.text.releases import releases
 from citegraph.text.tokens import Vocabulary, tokenize
 
 Mode = Literal["hybrid", "dense", "sparse"]
@@ -95,6 +96,8 @@ class HybridRetriever:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-embed")
         self._vocabulary: Vocabulary | None = None  # built on first need (answerability checks)
         self._compounds: frozenset[str] | None = None  # likewise
+        self._releases = releases({d: info["path"] for d, info in self._docs.items()})
+        self._positions: dict[str, list[int]] | None = None  # doc id -> its passages' rows, on first need
 
     @classmethod
     def open(
@@ -150,7 +153,18 @@ class HybridRetriever:
             self._compounds = frozenset(found)
         return self._compounds
 
+    def releases(self, doc_id: str) -> list[str]:
+        """The other releases of a document (text/releases.py), nearest version first."""
+        return self._releases.get(doc_id, [])
+
     # -- filters ------------------------------------------------------------------------------
+    def _rows_of(self, doc_ids: Collection[str]) -> list[int]:
+        if self._positions is None:
+            self._positions = {}
+            for i, d in enumerate(self.index.table.doc_ids):
+                self._positions.setdefault(d, []).append(i)
+        return sorted(i for d in doc_ids for i in self._positions.get(d, []))
+
     def _mask(self, since: int, until: int, where: dict[str, Any] | None) -> np.ndarray | None:
         if not since and not until and not where:
             return None
@@ -176,21 +190,36 @@ class HybridRetriever:
         since: date | None = None,
         until: date | None = None,
         where: dict[str, Any] | None = None,
+        doc_ids: Collection[str] | None = None,
     ) -> Candidates:
-        """Step 1: dense top-k (worker thread: embedding + Chroma) and sparse top-k (this thread)."""
+        """Step 1: dense top-k (worker thread: embedding + Chroma) and sparse top-k (this thread).
+        `doc_ids` keeps to those documents' passages (a few: their vectors are compared here, not in
+        Chroma)."""
         s = settings or self.settings
         if not query.strip():
             raise InputError("the query is empty")
         table = self.index.table
         since_i, until_i = date_to_int(since), date_to_int(until)
         timings: dict[str, float] = {}
+        mask = self._mask(since_i, until_i, where)
+        rows = self._rows_of(doc_ids) if doc_ids is not None else None
+        if rows is not None:
+            only = np.zeros(len(table), dtype=np.float32)
+            only[rows] = 1.0
+            mask = only if mask is None else mask * only
 
         def dense_side() -> tuple[np.ndarray, list[tuple[str, float]]]:
             a = time.perf_counter()
             vec = self.embedder.encode_query(query)
             b = time.perf_counter()
             want = mode != "sparse" and s.k_dense > 0 and len(table) > 0
-            hits = self.dense.search(vec, s.k_dense, chroma_where(since_i, until_i, where)) if want else []
+            if want and rows is not None:
+                allowed = [i for i in rows if mask is None or mask[i] > 0]
+                sims = table.embeddings[allowed] @ vec if allowed else np.zeros(0, dtype=np.float32)
+                order = np.argsort(-sims)[: s.k_dense]
+                hits = [(table.chunk_ids[allowed[j]], float(sims[j])) for j in order]
+            else:
+                hits = self.dense.search(vec, s.k_dense, chroma_where(since_i, until_i, where)) if want else []
             timings["embed_ms"] = (b - a) * 1000
             timings["dense_ms"] = (time.perf_counter() - b) * 1000
             return vec, hits
@@ -200,7 +229,7 @@ class HybridRetriever:
         scores = None
         if mode != "dense" and s.k_sparse:
             a = time.perf_counter()
-            scores = self.index.sparse.scores(tokenize(query, self.stem), self._mask(since_i, until_i, where))
+            scores = self.index.sparse.scores(tokenize(query, self.stem), mask)
             sparse_hits = [(table.chunk_ids[i], sc) for i, sc in top_k(scores, s.k_sparse)]
             timings["sparse_ms"] = (time.perf_counter() - a) * 1000
         qvec, dense_raw = fut.result()
@@ -305,10 +334,11 @@ class HybridRetriever:
         as_of: date | None = None,
         where: dict[str, Any] | None = None,
         top_m: int | None = None,
+        doc_ids: Collection[str] | None = None,
     ) -> SearchResult:
         s = settings or self.settings
         t0 = time.perf_counter()
-        c = self.candidates(query, s, mode, since, until, where)
+        c = self.candidates(query, s, mode, since, until, where, doc_ids)
         a = time.perf_counter()
         ranked = self.rank(c, s, as_of, top_m)
         timings = dict(c.timings)

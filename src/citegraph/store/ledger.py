@@ -193,11 +193,11 @@ class Ledger:
         )
 
     def documents(self) -> list[dict[str, Any]]:
-        rows = self.db.execute("SELECT doc_id, title, date, source_tier, metadata FROM documents WHERE status = 'live'")
-        return [
-            {"doc_id": r[0], "title": r[1], "date": r[2], "source_tier": r[3], "metadata": json.loads(r[4])}
-            for r in rows
-        ]
+        rows = self.db.execute(
+            "SELECT doc_id, title, date, source_tier, metadata, path FROM documents WHERE status = 'live'"
+        )
+        keys = ("doc_id", "title", "date", "source_tier", "metadata", "path")
+        return [{**dict(zip(keys, r, strict=True)), "metadata": json.loads(r[4])} for r in rows]
 
     def summaries(self) -> list[dict[str, Any]]:
         """Each live document with where it came from and how many passages it has (`citegraph corpus`)."""
