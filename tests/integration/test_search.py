@@ -291,3 +291,39 @@ def test_citegraph_as_a_node_of_a_parent_graph(corpus: Path):
         shared.compile().ainvoke({"question": "How tall is Mount Etna?"}, context=make_context(corpus_dir=str(corpus)))
     )
     assert "3,357" in out["answer"].answer and out["answer"].references
+
+
+RELEASE_1 = """Metadata-Version: 2.1
+Name: demo-cli
+Version: 1.4.0
+Summary: A toolkit for command line interfaces
+Classifier: Programming Language :: Python :: 2
+Requires-Python: >=2.7
+
+demo-cli is a Python package for writing command line interfaces with little code.
+"""
+RELEASE_2 = """Metadata-Version: 2.1
+Name: demo-cli
+Version: 2.0.1
+Summary: A toolkit for command line interfaces
+Classifier: Programming Language :: Python
+Requires-Python: >=3.8
+
+demo-cli is a Python package for writing command line interfaces with little code.
+It supports nested commands, generated help pages and prompts.
+"""
+
+
+def test_a_search_kept_to_one_document_and_its_other_releases(tmp_path: Path, doc_folder: Path, embedder):
+    (doc_folder / "demo_cli-1.4.0.METADATA.txt").write_text(RELEASE_1)
+    (doc_folder / "demo_cli-2.0.1.METADATA.txt").write_text(RELEASE_2)
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    with HybridRetriever.open(corpus, embedder=embedder) as r:
+        ids = {e.title: e.doc_id for e in r.search("demo-cli Requires-Python", top_m=20).results}
+        old, new = ids["demo_cli-1.4.0.METADATA"], ids["demo_cli-2.0.1.METADATA"]
+        assert r.releases(old) == [new] and r.releases(new) == [old]
+        assert r.releases(ids["Ottawa water report"]) == []
+        kept = r.search("Requires-Python: >=2.7", doc_ids={new}).results
+        assert kept and {e.doc_id for e in kept} == {new} and "Requires-Python: >=3.8" in kept[0].text
+        assert r.search("Mount Etna", doc_ids={new}, mode="sparse").results == []  # no word in common

@@ -51,6 +51,21 @@ def test_pool_round_robins_over_sub_queries():
     assert pool(ev, ["q1", "q2"], 3, {"a:1:0"}) == ["d:1:0", "b:1:0", "e:1:0"]
 
 
+def test_pool_reads_the_other_releases_of_what_it_chose_beyond_its_budget():
+    ev = [
+        _ev("a:1:0", "q1", 0.9),
+        _ev("b:1:0", "q1", 0.8),
+        _ev("c:1:0", "q1", 0.7),
+        # Another release's passages: read beside the passage they match, never in a regular slot.
+        _ev("a2:1:0", "q1", 0.9).model_copy(update={"release_of": "a:1:0"}),
+        _ev("c2:1:0", "q1", 0.7).model_copy(update={"release_of": "c:1:0"}),
+        _ev("b2:1:0", "q1", 0.8).model_copy(update={"release_of": "b:1:0"}),
+        _ev("b3:1:0", "q1", 0.8).model_copy(update={"release_of": "b:1:0"}),
+    ]
+    assert pool(ev, ["q1"], 2, set()) == ["a:1:0", "b:1:0", "a2:1:0", "b2:1:0"]
+    assert pool(ev, ["q1"], 2, {"a2:1:0"}) == ["a:1:0", "b:1:0", "b2:1:0", "b3:1:0"]
+
+
 def _fact(fid, text, chunk, weight=0.5, relevance=0.8, date=None, title=""):
     return Fact(
         id=fid,
@@ -307,3 +322,15 @@ def test_a_notebook_shows_an_answer_as_its_rendered_text():
     answer._repr_pretty_(p, cycle=False)
     assert p.out == str(answer) == answer.render()
     assert p.out.startswith("3,357 metres [1].") and '[1] Etna (etna, chars 0-40): "3,357"' in p.out
+
+
+def test_another_release_is_searched_for_the_line_that_matches_the_question():
+    from citegraph.nodes.retrieve import _line_to_match
+
+    passage = (
+        "Classifier: Programming Language :: Python :: 2\nRequires-Python: >=2.7, !=3.0.*, !=3.1.*\n\n"
+        "Click is a Python package for creating beautiful command line interfaces."
+    )
+    question = "What Python version does Click require?"
+    assert _line_to_match(question, passage) == "Requires-Python: >=2.7, !=3.0.*, !=3.1.*"
+    assert _line_to_match("Who maintains honeybees?", passage) == "Who maintains honeybees?"
