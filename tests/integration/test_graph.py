@@ -344,3 +344,13 @@ def test_cli_abstain_threshold_trades_answers_for_wrong_ones(corpus: Path, capsy
     assert out["abstained"] and "below the threshold 0.99" in out["abstain_reason"]
     assert main(["ask", q, "--corpus", str(corpus), "--quiet", "--abstain-threshold", "2"]) == 2
     assert "abstain_threshold must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_an_abstention_about_an_absent_name_shows_no_conflict_of_other_things(corpus: Path):
+    """The corpus's two Ottawa water figures disagree; a question about Toronto's plant is abstained on
+    (no passage mentions Toronto), and the Ottawa disagreement is not its concern."""
+    from citegraph.api import ask
+
+    answer = ask("How many litres per day does the Toronto water plant process?", corpus=str(corpus))
+    assert answer.abstained and "Toronto" in answer.abstain_reason
+    assert answer.contradictions == [] and "Conflicts" not in answer.render()

@@ -66,6 +66,14 @@ def searched(state: State) -> list[str]:
     return out
 
 
+def about_something_else(gaps: list[str]) -> bool:
+    """Whether the judge found that no passage mentions what the question names (judge.covered_facts'
+    gaps): then the conflicts among the passages found are about something else and are not shown
+    ("What is the minimum Python version required by Mako 1.3.2?" over a corpus without Mako listed
+    requests', pluggy's and urllib3's Requires-Python changes)."""
+    return any("mention" in g for g in gaps)
+
+
 async def abstain(state: State, runtime: Runtime[Context]) -> dict:
     started = time.perf_counter()
     why = reason(state, runtime.context)
@@ -78,7 +86,9 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         abstained=True,
         abstain_reason=why,
         facts=state.get("facts", []),
-        contradictions=bearing(
+        contradictions=[]
+        if about_something_else(state.get("gaps", []))
+        else bearing(
             state.get("contradictions", []),
             state.get("facts", []),
             runtime.context.min_fact_relevance,
