@@ -136,6 +136,11 @@ def test_a_disagreement_counts_as_found_only_when_its_quotes_state_the_two_value
     # The same two files, a conflict about something else (realdocs3's grammar-fix pair was counted).
     other = _conflict_answer("A comma separate list of hosts.", "A comma separated list of hosts.")
     assert score(q, other, "test", 0.0, files).conflict_found is False
+    # Another file that holds the answer (the question's docs) may take a side.
+    also = DocQuestion(**{**q.__dict__, "docs": (*q.docs, "pytest-8.2.2.README.md")})
+    readme = {**files, "d1": "pytest-8.2.2.README.md"}
+    assert score(also, real, "test", 0.0, readme).conflict_found is True
+    assert score(q, real, "test", 0.0, readme).conflict_found is False
     # One value on both sides is no disagreement.
     same = _conflict_answer("Requires-Dist: pluggy (<2.0,>=0.12)", "needs pluggy (<2.0,>=0.12) too")
     assert score(q, same, "test", 0.0, files).conflict_found is False

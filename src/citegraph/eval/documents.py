@@ -21,6 +21,7 @@ import itertools
 import json
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -168,15 +169,16 @@ def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str
     if q.answerable and not answer.abstained:
         row.right = any(matches(text, g) for g in q.answers)
     if q.kind == "conflict" and q.conflict:
-        row.conflict_found = any(_is_the_disagreement(c, q.conflict) for c in conflicts)
+        row.conflict_found = any(_is_the_disagreement(c, q.conflict, q.docs) for c in conflicts)
     return row
 
 
-def _is_the_disagreement(reported: dict[str, Any], gold: dict[str, Any]) -> bool:
-    """A reported conflict is the question's disagreement when it pairs two of the question's documents
-    and its two quotes state two different ones of the question's values. Matching the documents alone
-    counted any conflict between those files (a grammar fix in the same pair) as found."""
-    docs = {Path(d).name for d in gold.get("docs", [])}
+def _is_the_disagreement(reported: dict[str, Any], gold: dict[str, Any], holding: Sequence[str] = ()) -> bool:
+    """A reported conflict is the question's disagreement when it pairs two documents that hold the
+    answer (the conflict's own or the question's `docs`: requests' 2.31.0 METADATA says what its README
+    says) and its two quotes state two different ones of the question's values. Matching the documents
+    alone counted any conflict between those files (a grammar fix in the same pair) as found."""
+    docs = {Path(d).name for d in [*gold.get("docs", []), *holding]}
     if len({Path(d).name for d in reported["docs"]} & docs) != 2:
         return False
     values = list(gold.get("values", []))
