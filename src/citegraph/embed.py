@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, load_or_export
+from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, export_bert, load_or_export
 
 log = logging.getLogger(__name__)
 
@@ -204,38 +204,8 @@ class Embedder:
         return self._st
 
     def _export_onnx(self, path: Path) -> None:
-        import warnings
-
-        import torch
-
         model: Any = self._sentence_transformer()[0].auto_model
-        model.eval()
-
-        class _Hidden(torch.nn.Module):
-            def __init__(self, inner: torch.nn.Module):
-                super().__init__()
-                self.inner = inner
-
-            def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-                return self.inner(
-                    input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-                ).last_hidden_state
-
-        sample = {k: torch.from_numpy(v) for k, v in bert_feeds(self._tokenizer, ["hello world"]).items()}
-        names = ["input_ids", "attention_mask", "token_type_ids"]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                # eval: export puts a wrapper back in its own mode, and a new Module trains
-                _Hidden(model).eval(),
-                tuple(sample[n] for n in names),
-                str(path),
-                input_names=names,
-                output_names=["last_hidden_state"],
-                dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "last_hidden_state"]},
-                opset_version=17,
-                dynamo=False,
-            )
+        export_bert(model, "last_hidden_state", bert_feeds(self._tokenizer, ["hello world"]), path)
 
 
 _instances: dict[str, Embedder] = {}

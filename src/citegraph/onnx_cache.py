@@ -101,3 +101,38 @@ def bert_tokenizer(model_dir: Path, max_length: int | None) -> Any:
     pad = (tok.padding or {}).get("pad_token", "[PAD]")
     tok.enable_padding(pad_id=tok.token_to_id(pad) or 0, pad_token=pad)
     return tok
+
+
+def export_bert(model: Any, output: str, feeds: dict[str, np.ndarray], path: Path) -> None:
+    """Export a transformers BERT-type model to ONNX: the three BERT inputs, one output (`output`:
+    "last_hidden_state", per word piece, or "logits", per text), batch and length dynamic."""
+    import warnings
+
+    import torch
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+
+    class _Output(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            out = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return getattr(out, output)
+
+    axes = {n: {0: "batch", 1: "seq"} for n in names}
+    axes[output] = {0: "batch", 1: "seq"} if output == "last_hidden_state" else {0: "batch"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            # eval: export puts a wrapper back in its own mode, and a new Module trains (dropout on)
+            _Output(model).eval(),
+            tuple(torch.from_numpy(feeds[n]) for n in names),
+            str(path),
+            input_names=names,
+            output_names=[output],
+            dynamic_axes=axes,
+            opset_version=17,
+            dynamo=False,
+        )

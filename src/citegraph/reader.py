@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from citegraph.embed import default_model_path
-from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, load_or_export
+from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, export_bert, load_or_export
 
 log = logging.getLogger(__name__)
 
@@ -132,37 +132,7 @@ class Reader:
         return model
 
     def _export(self, path: Path) -> None:
-        import warnings
-
-        import torch
-
-        model = self._torch_model()
-        names = ["input_ids", "attention_mask", "token_type_ids"]
-        sample = {k: torch.from_numpy(v) for k, v in bert_feeds(self._tokenizer, list(_PROBE)).items()}
-
-        class _Logits(torch.nn.Module):
-            def __init__(self, inner: torch.nn.Module):
-                super().__init__()
-                self.inner = inner
-
-            def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-                return self.inner(
-                    input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-                ).logits
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                # eval: export puts a wrapper back in its own mode, and a new Module trains
-                _Logits(model).eval(),
-                tuple(sample[n] for n in names),
-                str(path),
-                input_names=names,
-                output_names=["logits"],
-                dynamic_axes={**{n: {0: "batch", 1: "seq"} for n in names}, "logits": {0: "batch"}},
-                opset_version=17,
-                dynamo=False,
-            )
+        export_bert(self._torch_model(), "logits", bert_feeds(self._tokenizer, list(_PROBE)), path)
 
 
 _loaded: dict[Path, Reader] = {}
