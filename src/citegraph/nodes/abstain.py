@@ -8,11 +8,13 @@ import time
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
+from citegraph.embed import known_words
 from citegraph.nodes import reply, trace, with_trace
 from citegraph.prompts import ABSTAIN
 from citegraph.retrievers.hybrid import shared_retriever
-from citegraph.schemas import Answer
+from citegraph.schemas import Answer, Contradiction
 from citegraph.state import State, resolved_mode
+from citegraph.text import answerability as ans
 from citegraph.text.conflicts import bearing
 from citegraph.text.injection import source_label
 
@@ -66,12 +68,27 @@ def searched(state: State) -> list[str]:
     return out
 
 
-def about_something_else(gaps: list[str]) -> bool:
-    """Whether the judge found that no passage mentions what the question names (judge.covered_facts'
-    gaps): then the conflicts among the passages found are about something else and are not shown
-    ("What is the minimum Python version required by Mako 1.3.2?" over a corpus without Mako listed
-    requests', pluggy's and urllib3's Requires-Python changes)."""
-    return any("mention" in g for g in gaps)
+def conflicts_shown(state: State, ctx: Context) -> list[Contradiction]:
+    """The conflicts an abstention lists: those that bear on the question (conflicts.bearing) and in
+    which a fact's passage mentions every name the question gives (the judge's coverage). "What is the
+    minimum Python version required by Mako 1.3.2?" over a corpus without Mako listed requests', pluggy's
+    and urllib3's Requires-Python changes; a disagreement about what was asked stays."""
+    facts, evidence = state.get("facts", []), state.get("evidence", [])
+    shown = bearing(state.get("contradictions", []), facts, ctx.min_fact_relevance, question=state["question"])
+    if not shown:
+        return []
+    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds()
+    keys = ans.key_terms(state["question"], known_words(), written)
+    by_id, by_chunk = {f.id: f for f in facts}, {e.chunk_id: e for e in evidence}
+
+    def covers(fid: str) -> bool:
+        f = by_id.get(fid)
+        if f is None:
+            return False
+        ev = by_chunk.get(f.chunk_id)
+        return not ans.uncovered(keys, ans.covering_text(f.title, ev.source if ev else "", ev.text if ev else f.text))
+
+    return [c for c in shown if any(covers(fid) for fid in c.facts)]
 
 
 async def abstain(state: State, runtime: Runtime[Context]) -> dict:
@@ -86,14 +103,7 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         abstained=True,
         abstain_reason=why,
         facts=state.get("facts", []),
-        contradictions=[]
-        if about_something_else(state.get("gaps", []))
-        else bearing(
-            state.get("contradictions", []),
-            state.get("facts", []),
-            runtime.context.min_fact_relevance,
-            question=state["question"],
-        ),
+        contradictions=conflicts_shown(state, runtime.context),
         reconcile_rounds=state.get("reconcile_rounds", 0),
         searched=searched(state),
         support=state.get("support", 0.0),

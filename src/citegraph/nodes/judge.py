@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Set
-from pathlib import Path
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -105,9 +104,7 @@ def covered_facts(
     gaps: list[str] = []
     for f in facts:
         ev = by_chunk.get(f.chunk_id)
-        # The passage, its document's title and file name ("… according to its README").
-        name = Path(ev.source).name if ev else ""
-        missing = ans.uncovered(keys, f"{f.title}\n{name}\n{ev.text if ev else f.text}")
+        missing = ans.uncovered(keys, ans.covering_text(f.title, ev.source if ev else "", ev.text if ev else f.text))
         if missing:
             gaps.append(f"the passages found do not mention {', '.join(repr(k) for k in missing)}")
         elif kind in ans.VALUE_TYPES and not f.typed:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Set
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal, Protocol
 
 from citegraph.text.claims import Claim, extract_entities
@@ -436,6 +437,12 @@ _DOTTED = re.compile(r"^v?\d+(?:[.,]\d+)+$")
 
 def is_dotted(term: str) -> bool:
     return bool(_DOTTED.match(term))
+
+
+def covering_text(title: str, source: str, passage: str) -> str:
+    """What a fact covers the question's key terms with: its passage, its document's title and file name
+    ("… according to its README")."""
+    return f"{title}\n{Path(source).name if source else ''}\n{passage}"
 
 
 def uncovered(terms: list[str], text: str) -> list[str]:
