@@ -15,7 +15,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 export LANGGRAPH_STRICT_MSGPACK := true
 
-.PHONY: setup demo serve test lint bench clean
+.PHONY: setup demo serve test test-fast lint bench clean
 
 setup: $(VENV)/.installed
 
@@ -44,6 +44,10 @@ serve: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+# The unit tier only (under a minute): pure logic, no store, server or model.
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: setup
 	$(BIN)/ruff check src tests training benchmarks

@@ -44,6 +44,8 @@ JUDGES = {
     "sentences": lambda p: p.get("sentences", 0.0),
     "sentences-mean": lambda p: (p.get("lexical", 0.0) + p.get("sentences", 0.0)) / 2,
     "sentences-min": lambda p: min(p.get("lexical", 0.0), p.get("sentences", 0.0)),
+    # A model's P("yes") (runs made with a model, --llm-scope judge): Context.model_abstain_threshold.
+    "model": lambda p: p.get("model", 0.0),
 }
 THRESHOLDS = [round(t, 2) for t in np.arange(0.0, 0.91, 0.025)]
 

@@ -13,6 +13,13 @@ import citegraph  # noqa: F401  (offline defaults)
 DATA = Path(__file__).parent / "data"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The integration tier (real stores, servers, models) is `slow`: `make test-fast` leaves it out."""
+    for item in items:
+        if "integration" in item.path.parts:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def embedder():
     from citegraph.embed import get_embedder

@@ -4,10 +4,6 @@ reader on garbled questions, or on the benchmark it is judged by."""
 
 import argparse
 import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parents[2] / "training"))
 
 import pytest
 from train_reader import corrected_question, disfl_kinds, make_pairs, overlapping, restart_question, shifts_dataset

@@ -1,6 +1,6 @@
 """Fusion sweeps: fetch each query's dense and sparse candidates once, then rank them under many
 retrieval settings (the ranking step is pure), so a sweep of dozens of configurations costs little
-more than one run. Used by `benchmarks/retrieval.py` and the ablations."""
+more than one run. Used by `citegraph eval ablations` (eval/ablations.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from typing import Any
 from citegraph.context import RetrievalSettings
 from citegraph.eval.datasets import Dataset, Query
 from citegraph.eval.metrics import doc_ranking, ranking_metrics
+from citegraph.eval.retrieval import DOC_DEPTH, PASSAGE_DEPTH
 from citegraph.retrievers.hybrid import Candidates, HybridRetriever, Mode
-
-PASSAGE_DEPTH = 30
-DOC_DEPTH = 10
 
 
 def fetch_candidates(

@@ -1,7 +1,7 @@
 """Sparse retrieval: BM25 over the passages, through `bm25s` (the default: sparse matrices, saves and
 loads its index, ~1.5 ms a query at 26k passages) or `rank-bm25` (the reference implementation,
 linear in corpus size), behind one interface. Both read the same tokens (citegraph.text.tokens) and
-score with k1 = 1.5, b = 0.75, so they rank alike.
+score with the same k1 and b (K1, B below), so they rank alike.
 
 Positions are indexes into the corpus's passage order; the caller maps them to chunk ids.
 """
