@@ -8,7 +8,6 @@ import time
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
-from citegraph.embed import known_words
 from citegraph.nodes import reply, trace, with_trace
 from citegraph.prompts import ABSTAIN
 from citegraph.retrievers.hybrid import shared_retriever
@@ -69,26 +68,18 @@ def searched(state: State) -> list[str]:
 
 
 def conflicts_shown(state: State, ctx: Context) -> list[Contradiction]:
-    """The conflicts an abstention lists: those that bear on the question (conflicts.bearing) and in
-    which a fact's passage mentions every name the question gives (the judge's coverage). "What is the
-    minimum Python version required by Mako 1.3.2?" over a corpus without Mako listed requests', pluggy's
-    and urllib3's Requires-Python changes; a disagreement about what was asked stays."""
-    facts, evidence = state.get("facts", []), state.get("evidence", [])
-    shown = bearing(state.get("contradictions", []), facts, ctx.min_fact_relevance, question=state["question"])
-    if not shown:
+    """The conflicts an abstention lists: those that bear on the question (conflicts.bearing), none when
+    a name the question gives is in no passage of the corpus (then nothing retrieved is about what was
+    asked: "How many litres does the Toronto plant process?" listed Ottawa's two figures). Weaker
+    signals were tried on dev and hid disagreements about what was asked (BENCHMARKS.md, session 13)."""
+    if any(g.startswith(ans.ABSENT_FROM_CORPUS) for g in state.get("gaps", [])):
         return []
-    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds()
-    keys = ans.key_terms(state["question"], known_words(), written)
-    by_id, by_chunk = {f.id: f for f in facts}, {e.chunk_id: e for e in evidence}
-
-    def covers(fid: str) -> bool:
-        f = by_id.get(fid)
-        if f is None:
-            return False
-        ev = by_chunk.get(f.chunk_id)
-        return not ans.uncovered(keys, ans.covering_text(f.title, ev.source if ev else "", ev.text if ev else f.text))
-
-    return [c for c in shown if any(covers(fid) for fid in c.facts)]
+    return bearing(
+        state.get("contradictions", []),
+        state.get("facts", []),
+        ctx.min_fact_relevance,
+        question=state["question"],
+    )
 
 
 async def abstain(state: State, runtime: Runtime[Context]) -> dict:

@@ -96,7 +96,7 @@ def covered_facts(
     absent = [k for k in keys if not ans.mentions(k, seen) or (ans.is_dotted(k) and set(tokenize(k)) & unseen)]
     named = [k for k in absent if ans.name_like(k, english)]
     if named:
-        return [], [f"no passage in the corpus mentions {', '.join(repr(k) for k in named)}"]
+        return [], [f"{ans.ABSENT_FROM_CORPUS} {', '.join(repr(k) for k in named)}"]
     keys = [k for k in keys if k not in absent]
     kind = ans.answer_type(question)
     by_chunk = {e.chunk_id: e for e in evidence}

@@ -439,6 +439,11 @@ def is_dotted(term: str) -> bool:
     return bool(_DOTTED.match(term))
 
 
+# The judge's reason when a name the question gives is in no passage of the corpus at all: then nothing
+# retrieved is about what was asked (abstain shows none of the passages' conflicts).
+ABSENT_FROM_CORPUS = "no passage in the corpus mentions"
+
+
 def covering_text(title: str, source: str, passage: str) -> str:
     """What a fact covers the question's key terms with: its passage, its document's title and file name
     ("… according to its README")."""
