@@ -292,7 +292,8 @@ class Context:
     # 0.62; docs/BENCHMARKS.md).
     abstain_threshold: float | None = _knob(
         None,
-        "Abstain below this support; empty: the judge's own (sentences 0.62, lexical 0.58, reader 0.22).",
+        "Abstain below this support, whoever judges (a model too); empty: the judge's own (sentences 0.62, "
+        "lexical 0.58, reader 0.22, a model model_abstain_threshold).",
         (0, 1),
     )
     # The same for a model's judgement (its probability of "yes" runs on a scale of its own): the value
@@ -354,11 +355,12 @@ class Context:
             raise InputError(f"unknown corpus {self.corpus!r}: the server has {names}")
 
     def threshold(self, source: str) -> float:
-        """Support below which to abstain, for the judge whose score it is (`source`)."""
-        if source == "model":
-            return self.model_abstain_threshold
+        """Support below which to abstain, for the judge whose score it is (`source`): the one given, else
+        that judge's own."""
         if self.abstain_threshold is not None:
             return self.abstain_threshold
+        if source == "model":
+            return self.model_abstain_threshold
         return JUDGE_THRESHOLDS.get(source, JUDGE_THRESHOLDS[self.judge])
 
     @property

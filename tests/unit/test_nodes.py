@@ -334,3 +334,11 @@ def test_another_release_is_searched_for_the_line_that_matches_the_question():
     question = "What Python version does Click require?"
     assert _line_to_match(question, passage) == "Requires-Python: >=2.7, !=3.0.*, !=3.1.*"
     assert _line_to_match("Who maintains honeybees?", passage) == "Who maintains honeybees?"
+
+
+def test_a_given_threshold_applies_to_whoever_judges_a_model_too():
+    # `--abstain-threshold` was ignored when a model judged: its own 0.45 stood.
+    assert Context().threshold("model") == Context().model_abstain_threshold
+    assert Context(abstain_threshold=0.3).threshold("model") == 0.3
+    assert Context(abstain_threshold=0.3).threshold("sentences") == 0.3
+    assert Context().threshold("lexical") == 0.58
