@@ -81,10 +81,10 @@ class Reader:
         """P(passage states the answer to question), for each passage."""
         if not passages:
             return []
-        feeds = bert_feeds(self._tokenizer, [(question, p) for p in passages])
-        # One forward pass at a time: two would only share the same two cores.
+        # One pass at a time: two would only share the same two cores (and the tokenizer is configured
+        # once and shared, so it is only ever read).
         with self._lock:
-            logits = self._logits(feeds)
+            logits = self._logits(bert_feeds(self._tokenizer, [(question, p) for p in passages]))
         return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
 
     def _logits(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
