@@ -45,7 +45,7 @@ serve: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
-# The unit tier only (under a minute): pure logic, no store, server or model.
+# The unit tier only (under a minute): pure logic and the embedder, no store, server or chat model.
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
 

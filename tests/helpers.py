@@ -37,11 +37,12 @@ _INET = re.compile(
 
 
 def network_connects(strace_log: str) -> list[str]:
-    """The lines of an `strace -e trace=connect` log that connect to a non-loopback address."""
+    """The lines of an `strace -e trace=connect` log that connect to a non-loopback address, or to port
+    53 anywhere (a resolver on loopback, as systemd-resolved's 127.0.0.53, still asks the network)."""
     out = []
     for line in strace_log.splitlines():
         m = _INET.search(line)
-        if m and not (m.group(2).startswith("127.") or m.group(2) == "::1"):
+        if m and (m.group(1) == "53" or not (m.group(2).startswith("127.") or m.group(2) == "::1")):
             out.append(line)
     return out
 

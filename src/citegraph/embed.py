@@ -58,7 +58,7 @@ class EmbedderIdentity:
         return {"name": self.name, "dim": self.dim, "fingerprint": self.fingerprint}
 
 
-def _fingerprint(model_dir: Path) -> str:
+def model_fingerprint(model_dir: Path) -> str:
     h = hashlib.sha256()
     for p in sorted(model_dir.rglob("*")):
         if p.is_file() and p.suffix in {".json", ".txt", ".safetensors", ".bin"}:
@@ -100,18 +100,25 @@ class Embedder:
         self._cache_lock = threading.Lock()
         self._query_cache: dict[str, np.ndarray] = {}
         self._session: Any = None
-        # The Rust tokenizer without truncation, for counting: the same word pieces the model reads.
-        self._backend_tokenizer = bert_tokenizer(self.model_path, None)
         plain = _mean_pooled_bert(self.model_path)
-        if plain is None:  # another architecture: sentence-transformers knows it
+        if plain is None:  # another architecture: sentence-transformers knows it (and its tokenizer)
             st = self._sentence_transformer()
             self.window = int(st.max_seq_length or 256)
             dim = int(st.get_embedding_dimension() or 0)
+            backend = st.tokenizer.backend_tokenizer
+            self._tokenizer: Any = backend.__class__.from_str(backend.to_str())
+            self._tokenizer.enable_truncation(self.window)
+            self._tokenizer.enable_padding()
+            self._backend_tokenizer: Any = backend.__class__.from_str(backend.to_str())
+            self._backend_tokenizer.no_truncation()
+            self._backend_tokenizer.no_padding()
         else:
             self.window, dim = plain
-        self._tokenizer = bert_tokenizer(self.model_path, self.window)
+            self._tokenizer = bert_tokenizer(self.model_path, self.window)
+            # Without truncation, for counting: the same word pieces the model reads.
+            self._backend_tokenizer = bert_tokenizer(self.model_path, None)
         name = DEFAULT_EMBEDDER if self.model_path == default_model_path() else self.model_path.name
-        self.identity = EmbedderIdentity(name=name, dim=dim, fingerprint=_fingerprint(self.model_path))
+        self.identity = EmbedderIdentity(name=name, dim=dim, fingerprint=model_fingerprint(self.model_path))
         if use_onnx and plain is not None:
             try:
                 path = (cache_dir or default_cache_dir()) / f"{self.identity.name}-{self.identity.fingerprint}.onnx"
@@ -124,8 +131,7 @@ class Embedder:
     # -- public -------------------------------------------------------------------------------
     def encode(self, texts: list[str], batch_size: int = 32, done: Callable[[int], Any] | None = None) -> np.ndarray:
         """`done(n)` is called as each n texts are encoded (ingest's progress moves within a batch)."""
-        # One encode at a time: HF fast tokenizers raise "Already borrowed" when shared by threads,
-        # and two concurrent encodes would only fight over the same two cores anyway.
+        # One encode at a time: two concurrent encodes would only fight over the same two cores.
         with self._encode_lock:
             return self._encode(texts, batch_size, done or (lambda n: None))
 

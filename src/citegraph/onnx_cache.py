@@ -72,7 +72,10 @@ def load_or_export(
         os.replace(tmp, path)  # atomic: a concurrent process never sees half a file
     finally:
         tmp.unlink(missing_ok=True)
-    record.write_text(json.dumps({"size": path.stat().st_size, "max_difference": diff, "probe": got.tolist()}))
+    # Written whole and then renamed, like the model: another process reads the old record or the new.
+    tmp_record = record.with_suffix(f".tmp{os.getpid()}")
+    tmp_record.write_text(json.dumps({"size": path.stat().st_size, "max_difference": diff, "probe": got.tolist()}))
+    os.replace(tmp_record, record)
     log.info("exported %s (max difference from torch %.1e)", path, diff)
     return session(path)
 

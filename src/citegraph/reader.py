@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from citegraph.embed import default_model_path
+from citegraph.embed import default_model_path, model_fingerprint
 from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, export_bert, load_or_export
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,10 @@ _PROBE = (
     ("How tall is Mount Etna?", "Mount Etna is 3,357 metres tall, the highest volcano in Europe."),
     ("Who wrote it?", "short"),
 )
+
+
+class WeightsMismatch(ValueError):
+    """The tuned weights do not fit the base model: no fallback can help."""
 
 
 class Reader:
@@ -66,12 +70,13 @@ class Reader:
         # "only_second".
         self._tokenizer = bert_tokenizer(self._base, MAX_LENGTH)
         if use_onnx:
-            digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:16]
+            # The export holds the base model's layers too: its name changes with either.
+            digest = hashlib.sha256(weights.read_bytes() + model_fingerprint(self._base).encode()).hexdigest()[:16]
             path = (cache_dir or default_cache_dir()) / f"{weights.stem}-{digest}.onnx"
             try:
                 self._session = load_or_export(path, self._export, self._run_onnx_probe, self._reference)
-            except ValueError:
-                raise  # weights that do not fit the model: no fallback can help
+            except WeightsMismatch:
+                raise
             except Exception as exc:  # the torch path is the reference and always works
                 log.warning("ONNX export unavailable (%s); reading through torch", exc)
         if self._session is None:
@@ -125,7 +130,7 @@ class Reader:
         own = model.state_dict()
         unknown = [n for n in tuned if n not in own or own[n].shape != tuned[n].shape]
         if unknown or not any(n.startswith("classifier") for n in tuned):
-            raise ValueError(f"{self._weights} does not fit {self._base}: {unknown[:3] or 'no classifier head'}")
+            raise WeightsMismatch(f"{self._weights} does not fit {self._base}: {unknown[:3] or 'no classifier head'}")
         model.load_state_dict(tuned, strict=False)
         model.eval()
         self._model = model

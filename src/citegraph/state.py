@@ -20,11 +20,15 @@ Engine = Literal["llm", "extractive"]
 
 
 def merge_evidence(old: list[Evidence], new: list[Evidence]) -> list[Evidence]:
-    """Pool evidence across sub-queries: one entry per passage, keeping its best-scored retrieval."""
+    """Pool evidence across sub-queries: one entry per passage, keeping its best-scored retrieval; a
+    passage a sub-query retrieved itself is kept over its copy read beside another release's."""
     pool = {e.chunk_id: e for e in old}
     for e in new:
         cur = pool.get(e.chunk_id)
-        if cur is None or e.scores.get("final", 0.0) > cur.scores.get("final", 0.0):
+        if cur is None or (e.release_of is None, e.scores.get("final", 0.0)) > (
+            cur.release_of is None,
+            cur.scores.get("final", 0.0),
+        ):
             pool[e.chunk_id] = e
     return list(pool.values())
 

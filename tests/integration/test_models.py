@@ -86,18 +86,21 @@ def test_asking_with_the_exports_in_place_imports_no_torch(tmp_path: Path, doc_f
     assert imported == "[]", f"loaded for a question: {imported}"
 
 
-@pytest.mark.parametrize("broken", ["record", "size"])
+@pytest.mark.parametrize("broken", ["record", "size", "probe"])
 def test_a_stale_record_sends_the_file_back_to_export(tmp_path: Path, broken: str):
     Reader(weights=SENTENCE_WEIGHTS, cache_dir=tmp_path)
     (record,) = tmp_path.glob("*.json")
     known = json.loads(record.read_text())
     if broken == "record":
         record.write_text("{not json")
-    else:
+    elif broken == "size":
         record.write_text(json.dumps({**known, "size": known["size"] + 1}))
+    else:  # a model that loads but answers otherwise than the export recorded: only the probe can tell
+        record.write_text(json.dumps({**known, "probe": [p + 0.5 for p in known["probe"]]}))
     reader = Reader(weights=SENTENCE_WEIGHTS, cache_dir=tmp_path)
     assert reader._session is not None
-    assert json.loads(record.read_text())["size"] == known["size"]
+    again = json.loads(record.read_text())
+    assert again["size"] == known["size"] and again["probe"] == pytest.approx(known["probe"], abs=1e-6)
 
 
 def test_encoding_reports_progress_as_each_batch_is_done(embedder):

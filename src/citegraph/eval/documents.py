@@ -68,6 +68,8 @@ def load_questions(paths: list[str | Path]) -> list[DocQuestion]:
                 raise InputError(f"{where}: unknown kind {q.kind!r} (use {', '.join(KINDS)})")
             if q.answerable and not q.answers:
                 raise InputError(f"{where}: an answerable question needs its answers")
+            if q.conflict is not None and not isinstance(q.conflict, dict):
+                raise InputError(f"{where}: conflict must be an object with docs and values")
             c = q.conflict or {}
             if q.kind == "conflict" and (len(c.get("docs", [])) < 2 or len(c.get("values", [])) < 2):
                 raise InputError(f"{where}: a conflict question needs conflict.docs and conflict.values, two each")

@@ -99,6 +99,9 @@ def other_releases(ctx: Context, task: RetrieveTask, top: list[Evidence]) -> lis
                 if hit.chunk_id in seen:
                     continue
                 seen.add(hit.chunk_id)
+                # Ranked just below its passage and weighed like it: one release's value is as credible
+                # as the other's, so a change between them stays unresolved rather than "settled" by
+                # retrieval rank (the search kept to one document scores its best passage 1.0).
                 scores = {**hit.scores, "final": e.scores.get("final", 0.0) - 1e-6, "answer_bonus": 0.0}
                 out.append(hit.model_copy(update={"release_of": e.chunk_id, "scores": scores}))
     return out
@@ -118,6 +121,8 @@ def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
     results, note = _candidates(ctx, task)
     written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds()
     top = answer_first(task["question"], results, budget(ctx, task["query_class"]), written)
+    if task["mode"] == "recent":  # another release is older or newer, not inside the recent window
+        return top, note
     return top + other_releases(ctx, task, top), note
 
 

@@ -159,11 +159,13 @@ class HybridRetriever:
 
     # -- filters ------------------------------------------------------------------------------
     def _rows_of(self, doc_ids: Collection[str]) -> list[int]:
-        if self._positions is None:
-            self._positions = {}
+        positions = self._positions
+        if positions is None:  # built whole, then published: sub-queries search from several threads
+            positions = {}
             for i, d in enumerate(self.index.table.doc_ids):
-                self._positions.setdefault(d, []).append(i)
-        return sorted(i for d in doc_ids for i in self._positions.get(d, []))
+                positions.setdefault(d, []).append(i)
+            self._positions = positions
+        return sorted(i for d in doc_ids for i in positions.get(d, []))
 
     def _mask(self, since: int, until: int, where: dict[str, Any] | None) -> np.ndarray | None:
         if not since and not until and not where:
