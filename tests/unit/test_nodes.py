@@ -342,3 +342,17 @@ def test_a_given_threshold_applies_to_whoever_judges_a_model_too():
     assert Context(abstain_threshold=0.3).threshold("model") == 0.3
     assert Context(abstain_threshold=0.3).threshold("sentences") == 0.3
     assert Context().threshold("lexical") == 0.58
+
+
+def test_the_same_two_lines_about_two_subjects_are_two_disagreements():
+    ctx = Context()
+    old, new = "Requires-Python: >=2.7, !=3.0.*, !=3.1.*", "Requires-Python: >=3.7"
+    facts = [
+        _fact("r1", old, "a:1:0", title="requests-2.25.1.METADATA"),
+        _fact("r2", new, "b:1:0", title="requests-2.31.0.METADATA"),
+        _fact("c1", old, "c:1:0", title="click-7.1.2.METADATA"),
+        _fact("c2", new, "d:1:0", title="click-8.1.7.METADATA"),
+        _fact("c3", new, "e:1:0", title="click-8.1.7.METADATA"),  # the same line read again: no third
+    ]
+    found = detect(facts, ctx, rounds=2, max_rounds=2)
+    assert sorted(c.point for c in found) == ["click: Requires-Python", "requests: Requires-Python"]

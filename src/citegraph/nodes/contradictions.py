@@ -190,16 +190,16 @@ def detect(
 
     # One disagreement once: the same two sentences quoted from overlapping passages, or read again in
     # a reconcile round, are other facts (other ids) but not another conflict (realdocs2's Jinja2
-    # MarkupSafe bounds were reported 3 to 13 times in one answer).
-    said: set[frozenset[str]] = set()
+    # MarkupSafe bounds were reported 3 to 13 times in one answer). The same two lines about another
+    # subject are another disagreement: requests', click's and Jinja2's METADATA all changed from
+    # "Requires-Python: >=2.7, !=3.0.*, …" to ">=3.7", and only the first pair compared was kept.
+    said: set[tuple[frozenset[str], str]] = set()
     for a, b in combinations(ordered, 2):
         if a.doc_id == b.doc_id or a.text == b.text:
             continue
         texts = frozenset((" ".join(a.text.split()), " ".join(b.text.split())))
-        if texts in said:
-            continue
         c = compare(a.text, b.text, named(a), named(b))
-        if c is None:
+        if c is None or (texts, c.point) in said:
             continue
         ea, eb = by_chunk.get(a.chunk_id), by_chunk.get(b.chunk_id)
         if repeated_field(a, c.values[0], ea.text if ea else None) or repeated_field(
@@ -210,7 +210,7 @@ def detect(
         con = Contradiction(
             id=cid, facts=(a.id, b.id), kind=c.kind, severity=severity(c, a, b, ctx), point=c.point, values=c.values
         )
-        said.add(texts)
+        said.add((texts, c.point))
         out.append(settle(con, a, b, facts, rounds, max_rounds))
     return out
 
