@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from citegraph.context import Context
 from citegraph.text.claims import extract_numbers
 from llm_cases import CASES, CASSETTES, build_corpus, run_case, vcr_config
 
@@ -60,7 +61,7 @@ def test_model_judge_answers_what_the_passages_state(corpus: Path):
     # Only the judge asked the model: the answer itself is extractive, quoted exactly.
     assert answer.engine == "extractive" and answer.support_source == "model"
     assert not answer.abstained and "3,357 metres" in answer.answer
-    assert answer.support >= 0.45 and all(s.citations for s in answer.sentences)
+    assert answer.support >= Context().model_abstain_threshold and all(s.citations for s in answer.sentences)
 
 
 def test_model_judge_abstains_where_the_lexical_score_would_answer(corpus: Path):
@@ -74,5 +75,5 @@ def test_model_judge_abstains_where_the_lexical_score_would_answer(corpus: Path)
     # says the passages do not state it.
     assert not lexical.abstained and lexical.support_source == "lexical"
     judged = replay("judge-first-eruption", corpus)
-    assert judged.abstained and judged.support_source == "model" and judged.support < 0.45
+    assert judged.abstained and judged.support_source == "model" and judged.support < Context().model_abstain_threshold
     assert "the model judged the passages not to state the answer" in judged.abstain_reason

@@ -337,7 +337,7 @@ def test_another_release_is_searched_for_the_line_that_matches_the_question():
 
 
 def test_a_given_threshold_applies_to_whoever_judges_a_model_too():
-    # `--abstain-threshold` was ignored when a model judged: its own 0.45 stood.
+    # `--abstain-threshold` was ignored when a model judged: its own threshold stood.
     assert Context().threshold("model") == Context().model_abstain_threshold
     assert Context(abstain_threshold=0.3).threshold("model") == 0.3
     assert Context(abstain_threshold=0.3).threshold("sentences") == 0.3
