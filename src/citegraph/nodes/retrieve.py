@@ -190,12 +190,12 @@ def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: 
                     if len(chosen) == top_m:
                         break
         depth += 1
-    releases = [
-        e.chunk_id
-        for e in sorted(evidence, key=lambda e: chosen.index(e.release_of) if e.release_of in chosen else top_m)
-        if e.release_of in chosen and e.chunk_id not in chosen and e.chunk_id not in already
-    ]
-    return chosen + list(dict.fromkeys(releases))[:RELEASES_READ]
+    place = {cid: i for i, cid in enumerate(chosen)}
+    beside = sorted(
+        (e for e in evidence if e.release_of in place and e.chunk_id not in place and e.chunk_id not in already),
+        key=lambda e: place[e.release_of or ""],
+    )
+    return chosen + list(dict.fromkeys(e.chunk_id for e in beside))[:RELEASES_READ]
 
 
 async def pool_evidence(state: State, runtime: Runtime[Context]) -> dict:
