@@ -46,6 +46,11 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     assert ans.answer_values("version", "Requires-Python: >=3.7, !=3.0.*", q) == [">=3.7"]
     q = "Which version of click is this?"
     assert ans.answer_values("version", "Version 8.1.7 was released.", q) == ["8.1.7"]
+    # A series is a version ("libevent 2.x"), and "major version" names no product.
+    q = "Which event-notification library, and which major version of it, does tmux need?"
+    assert ans.answer_type(q) == "version" and ans.version_of(q) is None
+    assert ans.answer_values("version", "tmux depends on libevent 2.x, available from:", q) == ["2.x"]
+    assert ans.answer_values("version", "Files named 2.xml and hosts like 10.x86 are not.", q) == []
     # A release number counts nothing.
     q = "How many bytes of a file does the file command read at most?"
     text = "This manual page documents version 5.44 of the file command. bytes 1048576 max number of bytes"

@@ -120,8 +120,9 @@ _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
 _MONTH = re.compile(
     r"\b(january|february|march|april|june|july|august|september|october|november|december)\b", re.IGNORECASE
 )
+# A release, a specifier or a series: "1.16.0", ">=3.7", "3.*", "libevent 2.x" (a major version).
 _VERSION = re.compile(
-    r"(?<![\w/.-])(?:(?:[<>=!~^]=?\s?|v)?\d+(?:\.\d+)+(?:\.\*)?\+?(?:[ab]|rc|\.post|\.dev)?\d*|[<>=!~^]=?\s?\d+\+?|\d+\+)"
+    r"(?<![\w/.-])(?:(?:[<>=!~^]=?\s?|v)?\d+(?:\.(?:\d+|\*|x\b))+\+?(?:[ab]|rc|\.post|\.dev)?\d*|[<>=!~^]=?\s?\d+\+?|\d+\+)"
 )
 _CODE = re.compile(
     r"(?<![\w-])--?[A-Za-z0-9][\w-]*(?:=\S+)?|\bE\d{4}\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+\(\)|"
@@ -136,7 +137,7 @@ _VARIABLE_Q = re.compile(r"\b(environment )?variables?\b|\bconstant\b", re.IGNOR
 _VERSION_OF = re.compile(r"\b(\w[\w.+-]*) versions?\b|\bversions? of (\w[\w.+-]*)", re.IGNORECASE)
 _NOT_A_PRODUCT = frozenset(
     "which what minimum maximum min max supported latest oldest newest release first last the a an this that its "
-    "their required recommended current default earliest lowest highest".split()
+    "their required recommended current default earliest lowest highest major minor exact".split()
 )
 
 
