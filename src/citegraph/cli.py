@@ -71,6 +71,13 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         "--llm-timeout", type=float, metavar="SECONDS", help="wait this long for one model call (default 120)"
     )
     p.add_argument(
+        "--llm-concurrency",
+        type=int,
+        metavar="N",
+        help="model requests in flight at once (default $CITEGRAPH_LLM_CONCURRENCY, else 1 for a server on "
+        "this machine, 4 for any other)",
+    )
+    p.add_argument(
         "--deadline",
         type=float,
         metavar="SECONDS",
@@ -378,6 +385,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         llm_base_url=a.llm_base_url,
         llm_model=a.llm_model,
         llm_timeout_s=a.llm_timeout,
+        llm_concurrency=a.llm_concurrency,
         run_deadline_s=a.deadline,
         llm_scope=a.llm_scope,
         judge=a.judge,

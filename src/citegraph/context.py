@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, cast
+from urllib.parse import urlsplit
 
 from pydantic.json_schema import SkipJsonSchema
 
@@ -156,6 +157,16 @@ def _env_seconds(name: str, default: float) -> float:
         raise InputError(f"{name} must be a number of seconds, got {value!r}") from None
 
 
+def _env_count(name: str) -> int | None:
+    value = _env(name)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(f"{name} must be a whole number, got {value!r}") from None
+
+
 def _corpora_from_env() -> dict[str, str]:
     """The operator's corpora by name: "default" is CITEGRAPH_CORPUS (or .citegraph/demo), and
     CITEGRAPH_CORPORA adds more as comma-separated name=path pairs."""
@@ -189,6 +200,11 @@ class Deployment:
     # Retries of a rate-limited or failed (5xx) call; a timeout is never retried (it trips the breaker).
     llm_max_retries: int = 1
     llm_temperature: float = 0.0
+    # Model requests in flight at once (within one event loop: one question, or one server). None: 1
+    # for a server on this machine, 4 for any other. llama.cpp's and Ollama's servers answer one
+    # request at a time, and a request sent while another runs waits in their queue with its timeout
+    # running: extract's one request per passage, sent at once, timed out there after 120 s, 5 of 8.
+    llm_concurrency: int | None = field(default_factory=lambda: _env_count("CITEGRAPH_LLM_CONCURRENCY"))
     # After a timeout or a refused connection, calls to the endpoint are skipped for this long.
     llm_breaker_s: float = 60.0
     # A run's model calls stop this long after it started (route sets the time); what is left runs on
@@ -200,6 +216,10 @@ class Deployment:
             raise InputError("a deployment needs a corpus named 'default'")
         if self.llm_timeout_s <= 0 or self.llm_max_retries < 0:
             raise InputError("llm_timeout_s must be positive and llm_max_retries non-negative")
+        if self.llm_concurrency is not None and self.llm_concurrency < 1:
+            raise InputError(
+                f"llm_concurrency (CITEGRAPH_LLM_CONCURRENCY) must be 1 or more, got {self.llm_concurrency}"
+            )
         if not self.run_deadline_s > 0:
             raise InputError(f"run_deadline_s (CITEGRAPH_RUN_DEADLINE_S) must be positive, got {self.run_deadline_s!r}")
 
@@ -219,6 +239,14 @@ class Deployment:
     @property
     def has_llm(self) -> bool:
         return bool(self.llm_model and (self.llm_base_url or self.llm_api_key))
+
+    @property
+    def concurrency(self) -> int:
+        """Model requests in flight at once: llm_concurrency, or 1 on a loopback endpoint, else 4."""
+        if self.llm_concurrency is not None:
+            return self.llm_concurrency
+        host = urlsplit(self.llm_base_url or "").hostname or ""
+        return 1 if host in ("localhost", "::1") or host.startswith("127.") else 4
 
 
 def _knob(default: Any, description: str, bounds: tuple[float, float] | None = None) -> Any:

@@ -79,6 +79,38 @@ def engine_name(ctx: Context) -> str:
 _tripped: dict[tuple[str | None, str | None], float] = {}
 
 
+# At most Deployment.concurrency requests in flight per endpoint, within one event loop. A request is
+# sent when it passes its gate, so its timeout runs from then, not while it waits behind the others.
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _gate(ctx: Context) -> asyncio.Semaphore:
+    dep = ctx.deployment
+    gates = _gates.setdefault(asyncio.get_running_loop(), {})
+    key = (dep.llm_base_url, dep.llm_model, dep.concurrency)
+    if key not in gates:
+        gates[key] = asyncio.Semaphore(dep.concurrency)
+    return gates[key]
+
+
+class _Skipped(Exception):
+    """The endpoint stopped answering while this call waited at its gate."""
+
+
+def _skip_reason(ctx: Context) -> str | None:
+    """Why a call to the endpoint is not made now (its breaker tripped lately), or None."""
+    dep = ctx.deployment
+    since = _tripped.get((dep.llm_base_url, dep.llm_model))
+    if since is not None and time.monotonic() - since < dep.llm_breaker_s:
+        ago = time.monotonic() - since
+        return (
+            f"skipped: the model endpoint stopped answering {ago:.0f} s ago (retried after {dep.llm_breaker_s:.0f} s)"
+        )
+    return None
+
+
 def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
 
@@ -104,32 +136,39 @@ def deadline_from_now(ctx: Context) -> float:
 async def _call(
     ctx: Context, invoke: Callable[[], Awaitable[Any]], deadline: float | None = None
 ) -> tuple[Any, str | None]:
-    """Run one model call through the breaker and within the run's deadline: (result, None) or (None,
-    why it failed). Timeouts and dead connections are not retried (they trip the breaker); rate limits
-    and server errors are, up to llm_max_retries times. Past the deadline no call is made, and a call
-    still running when it comes is cut (the endpoint is slow, not dead: the breaker is left alone)."""
+    """Run one model call through the breaker, its endpoint's gate and within the run's deadline:
+    (result, None) or (None, why it failed). Timeouts and dead connections are not retried (they trip
+    the breaker); rate limits and server errors are, up to llm_max_retries times. Past the deadline no
+    call is made, and a call still running or waiting at the gate when it comes is cut (the endpoint
+    is slow, not dead: the breaker is left alone)."""
     dep = ctx.deployment
     if deadline is not None and time.time() >= deadline:
         return None, f"skipped: the run's deadline ({dep.run_deadline_s:.0f} s) has passed"
     key = (dep.llm_base_url, dep.llm_model)
-    since = _tripped.get(key)
-    if since is not None and time.monotonic() - since < dep.llm_breaker_s:
-        ago = time.monotonic() - since
-        return (
-            None,
-            f"skipped: the model endpoint stopped answering {ago:.0f} s ago (retried after {dep.llm_breaker_s:.0f} s)",
-        )
+    skipped = _skip_reason(ctx)
+    if skipped:
+        return None, skipped
+
+    async def gated() -> Any:
+        async with _gate(ctx):
+            skipped = _skip_reason(ctx)  # a call ahead of this one found the endpoint dead
+            if skipped:
+                raise _Skipped(skipped)
+            return await invoke()
+
     for attempt in range(dep.llm_max_retries + 1):
         try:
             if deadline is None:
-                result = await invoke()
+                result = await gated()
             else:
                 try:
-                    result = await asyncio.wait_for(invoke(), max(0.0, deadline - time.time()))
+                    result = await asyncio.wait_for(gated(), max(0.0, deadline - time.time()))
                 except TimeoutError:
                     if time.time() < deadline:
                         raise
                     return None, f"cut: the run's deadline ({dep.run_deadline_s:.0f} s) came during a model call"
+        except _Skipped as exc:
+            return None, str(exc)
         except Exception as exc:  # network, HTTP, timeout, parse errors: all mean "use the fallback"
             if _dead(exc):
                 _tripped[key] = time.monotonic()

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import pairwise
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -21,9 +24,15 @@ class _Handler(BaseHTTPRequestHandler):
     calls = 0
     release = threading.Event()
 
+    spans: ClassVar[list[tuple[float, float]]] = []
+
     def do_POST(self):
         type(self).calls += 1
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.mode == "timed":  # answers each call 0.2 s later (output that does not parse), noting when
+            start = time.monotonic()
+            time.sleep(0.2)
+            type(self).spans.append((start, time.monotonic()))
         if self.mode == "hang":  # accepts the request and never answers
             type(self).release.wait(60)
             return
@@ -135,3 +144,31 @@ def test_a_slow_model_stops_being_called_at_the_runs_deadline(bad_endpoint, doc_
     assert any("deadline" in f for f in answer.fallbacks)
     with pytest.raises(InputError, match="run_deadline_s"):
         ask("How tall is Mount Etna?", corpus=str(corpus), run_deadline_s=0)
+
+
+@pytest.mark.parametrize("concurrency", [None, 3])
+def test_a_local_server_gets_one_request_at_a_time(
+    concurrency, bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
+):
+    """llama.cpp's server answers one request at a time: extract's requests (one per passage), sent at
+    once, waited in its queue with their timeouts running. On a loopback endpoint they are now sent one
+    after another; `llm_concurrency` lets more through (a server that batches, OpenAI)."""
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls, _Handler.spans = "timed", 0, []
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask(
+        "How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", llm_concurrency=concurrency
+    )
+    assert "3,357" in answer.answer and _Handler.calls >= 5
+    spans = sorted(_Handler.spans)
+    overlapping = sum(1 for (_, end), (start, _) in pairwise(spans) if start < end)
+    if concurrency is None:
+        assert overlapping == 0
+    else:
+        assert overlapping > 0, "extract's requests went out together"
+
+
+def test_a_concurrency_below_one_is_refused(doc_folder: Path):
+    with pytest.raises(InputError, match="llm_concurrency"):
+        ask("How tall is Mount Etna?", corpus=str(doc_folder), llm_concurrency=0)

@@ -287,6 +287,28 @@ def test_a_model_sentence_must_not_name_what_its_quotes_lack():
     assert "kazari" in dropped[0] and "貫子" in dropped[0] and "f3a9c01d2e4b" in dropped[1]
 
 
+def test_the_codes_ids_in_a_model_sentence_are_stripped_not_quoted():
+    text = "Perdiccas planned to marry Cleopatra, the sister of Alexander, in 323 BC."
+    ev = Evidence(chunk_id="perd-1a2b3c4d:1:0", doc_id="perd-1a2b3c4d", title="Perdiccas", text=text, span=(0, 73))
+    f = Fact(id="cdd4db097c38", text=text, doc_id=ev.doc_id, chunk_id=ev.chunk_id, span=(0, 73))
+    plan = [
+        ("Perdiccas planned to marry Alexander's sister Cleopatra (cdd4db097c38)", [f.id]),  # issue 16's answer
+        ("He planned to marry Cleopatra [passage perd-1a2b3c4d:1:0]", [f.id]),
+        ("He planned to marry Cleopatra (perd-1a2b3c4d)", [f.id]),
+        ("He planned to marry Cleopatra in 323 BC (facts 1 and 2)", [f.id]),
+        ("He planned to marry Cleopatra (323 BC)", [f.id]),  # a year in brackets is the document's
+    ]
+    sentences, _, dropped = validate(plan, [f], [ev], from_model=True)
+    assert [s.text for s in sentences] == [
+        "Perdiccas planned to marry Alexander's sister Cleopatra [1].",
+        "He planned to marry Cleopatra [1].",
+        "He planned to marry Cleopatra [1].",
+        "He planned to marry Cleopatra in 323 BC [1].",
+        "He planned to marry Cleopatra (323 BC) [1]",
+    ]
+    assert dropped == []
+
+
 def test_citation_markers_go_after_a_closing_quote():
     from citegraph.nodes.write import _with_marks
 

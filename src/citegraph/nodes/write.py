@@ -132,6 +132,29 @@ def _with_marks(text: str, marks: list[int]) -> str:
     return f"{text} {cite}."
 
 
+# "(fact 2)", "[passages 1 and 3]": the numbers a prompt gave the facts, not the documents' words.
+_NUMBERED = re.compile(r"\s*[(\[]\s*(?:facts?|passages?|sources?)\s*#?\d+(?:\s*(?:,|and|&)\s*#?\d+)*\s*[)\]]", re.I)
+
+
+def without_bookkeeping(text: str, facts: list[Fact]) -> str:
+    """A model's sentence without the ids and numbers our prompts and records carry ("Cleopatra
+    (cdd4db097c387)" was written once): a fact's or passage's id anywhere, a document's id or a fact's
+    number in brackets. Stripped, not refused: the rest of the sentence is still checked."""
+    hashes = sorted({x for f in facts for x in (f.id, f.chunk_id)}, key=len, reverse=True)
+    docs = sorted({f.doc_id for f in facts} | set(hashes), key=len, reverse=True)
+    if docs:
+        any_id = "|".join(map(re.escape, docs))
+        text = re.sub(
+            rf"\s*[(\[]\s*(?:(?:facts?|passages?|ids?)\s*:?\s*)?(?:{any_id})(?:\s*,\s*(?:{any_id}))*\s*[)\]]",
+            "",
+            text,
+            flags=re.I,
+        )
+        text = re.sub(rf"(?<![\w:.-])(?:{'|'.join(map(re.escape, hashes))})(?![\w:-])", "", text)
+    text = _NUMBERED.sub("", text)
+    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split()))
+
+
 def validate(
     plan: list[tuple[str, list[str]]],
     facts: list[Fact],
@@ -147,6 +170,8 @@ def validate(
     sentences: list[Sentence] = []
     dropped: list[str] = []
     for text, ids in plan:
+        if from_model:
+            text = without_bookkeeping(text, facts)
         cited = []
         for fid in dict.fromkeys(ids):
             f = by_id.get(fid)
