@@ -157,6 +157,8 @@ def test_a_disagreement_counts_as_found_only_when_its_quotes_state_the_two_value
         ("Python 3.6+ only", "3.6+", True),
         ("the default 500 commands", "default 500", True),
         ("the default 5000 commands", "default 500", False),
+        ("mypy writes to .mypy_cache by default.", ".mypy_cache", True),  # a value may start with a dot
+        ("See the file command.", "3.", False),
     ],
 )
 def test_a_gold_value_is_found_whole(text: str, gold: str, found: bool):

@@ -98,7 +98,7 @@ def _norm(text: str) -> str:
 
 def matches(answer: str, gold: str) -> bool:
     """`gold` appears in `answer` as a whole value (case and spacing aside; "v11.2.0" holds "11.2.0")."""
-    g = _norm(gold).strip(" .")
+    g = _norm(gold).strip().rstrip(".")  # a sentence's full stop is not the value's; a leading dot is
     if not g:
         return False
     # Whole value: no word character or dot glued on where the value itself ends in one ("3.7" is not
