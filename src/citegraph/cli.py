@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
-from citegraph.context import JUDGES, LLM_SCOPES, RETRIEVAL_KNOBS, SENTENCE_RANKERS, ChunkingSettings, RetrievalSettings
+from citegraph.context import (
+    JUDGES,
+    LLM_PICKS,
+    LLM_SCOPES,
+    RETRIEVAL_KNOBS,
+    SENTENCE_RANKERS,
+    ChunkingSettings,
+    RetrievalSettings,
+)
 from citegraph.errors import InputError
 from citegraph.text.dates import require_date
 
@@ -88,6 +96,12 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         "--llm-scope",
         choices=LLM_SCOPES,
         help="with a model: it runs every node (all), or only judges whether the facts answer (judge)",
+    )
+    p.add_argument(
+        "--llm-picks",
+        choices=LLM_PICKS,
+        help="with a model: it picks a passage's facts by sentence numbers, the code quoting them (default), "
+        "or by quotes of its own",
     )
     p.add_argument(
         "--judge",
@@ -388,6 +402,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         llm_concurrency=a.llm_concurrency,
         run_deadline_s=a.deadline,
         llm_scope=a.llm_scope,
+        llm_picks=a.llm_picks,
         judge=a.judge,
         sentence_ranker=a.sentence_ranker,
         abstain_threshold=a.abstain_threshold,

@@ -136,6 +136,7 @@ JUDGES = ("reader", "lexical", "sentences")
 # the reader's in session 8 (docs/BENCHMARKS.md). `abstain_threshold` overrides them all.
 JUDGE_THRESHOLDS = {"sentences": 0.62, "lexical": 0.58, "reader": 0.22}
 SENTENCE_RANKERS = ("learned", "lexical")
+LLM_PICKS = ("numbers", "quotes")
 
 # The design's bound on the reconcile loop: a caller may ask for fewer rounds, never more.
 MAX_RECONCILE_ROUNDS = 2
@@ -271,6 +272,12 @@ class Context:
         default_factory=lambda: cast(Literal["all", "judge"], _env("CITEGRAPH_LLM_SCOPE", "all")),
         metadata={"description": "With a model: 'all' nodes use it, or it only 'judge's whether the facts answer."},
     )
+    # How the model gives a passage's facts (nodes/extract.py): the "numbers" of sentences the code
+    # split and numbered (the code copies each quote, so no quote can be mistyped), or "quotes" it
+    # copies itself (a small model's quotes were often not found in the passage: issue 16).
+    llm_picks: Literal["numbers", "quotes"] = _knob(
+        "numbers", "With a model: it picks a passage's facts by sentence numbers (the code quotes) or by quotes."
+    )
     # How extraction picks each passage's answer sentences (nodes/extract.py): the "learned"
     # answer-sentence scorer (reader.get_sentence_scorer, training/train_sentences.py), its probability
     # averaged with lexical relevance, or "lexical" relevance alone.
@@ -355,6 +362,8 @@ class Context:
             raise InputError(f"unknown llm_scope {self.llm_scope!r} (CITEGRAPH_LLM_SCOPE): use {choices}")
         if self.judge not in JUDGES:
             raise InputError(f"unknown judge {self.judge!r}: use {', '.join(JUDGES)}")
+        if self.llm_picks not in LLM_PICKS:
+            raise InputError(f"unknown llm_picks {self.llm_picks!r}: use {' or '.join(LLM_PICKS)}")
         if self.sentence_ranker not in SENTENCE_RANKERS:
             choices = " or ".join(SENTENCE_RANKERS)
             raise InputError(f"unknown sentence_ranker {self.sentence_ranker!r}: use {choices}")

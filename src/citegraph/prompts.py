@@ -54,6 +54,20 @@ Question: {question}
 {passage}"""
 )
 
+# The same task, the passage split into numbered sentences by the code: the model names numbers and the
+# code copies the sentences, so a quote cannot be mistyped.
+EXTRACT_NUMBERED = (
+    """The passage below is split into numbered sentences. Give the numbers of the sentences that state
+facts bearing on the question, at most {max_facts}, best first. If no sentence bears on the question,
+return an empty list. """
+    + DATA_NOTE.format(tag="passage")
+    + """
+
+Question: {question}
+
+{passage}"""
+)
+
 WRITE = (
     """Answer the question using only the numbered facts. Write at most {max_sentences} sentences.
 Every sentence must cite the facts it rests on by their numbers in `fact_ids`; do not write citation

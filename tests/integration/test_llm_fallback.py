@@ -25,10 +25,23 @@ class _Handler(BaseHTTPRequestHandler):
     release = threading.Event()
 
     spans: ClassVar[list[tuple[float, float]]] = []
+    prompts: ClassVar[list[str]] = []
 
     def do_POST(self):
         type(self).calls += 1
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        asked = [t["function"]["name"] for t in body.get("tools", [])]
+        if self.mode == "picks" and asked == ["Picked"]:  # extract: sentence 1, and one the passage lacks
+            type(self).prompts.append(body["messages"][-1]["content"])
+            call = {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "Picked", "arguments": '{"sentences": [1, 99]}'},
+            }
+            self._reply(
+                {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [call]}}
+            )
+            return
         if self.mode == "timed":  # answers each call 0.2 s later (output that does not parse), noting when
             start = time.monotonic()
             time.sleep(0.2)
@@ -172,3 +185,26 @@ def test_a_local_server_gets_one_request_at_a_time(
 def test_a_concurrency_below_one_is_refused(doc_folder: Path):
     with pytest.raises(InputError, match="llm_concurrency"):
         ask("How tall is Mount Etna?", corpus=str(doc_folder), llm_concurrency=0)
+
+
+def test_a_model_picks_sentences_by_number_and_the_code_quotes_them(
+    bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
+):
+    """A small model's quotes were often not found in the passage (issue 16): it now names numbers of
+    the sentences the code split, and the code copies them. A number the passage lacks is ignored."""
+    import re
+
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls, _Handler.prompts = "picks", 0, []
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local")
+    assert _Handler.prompts, "extract asked the model"
+    assert not [f for f in answer.fallbacks if f.startswith("extract")]
+    picked = set()
+    for prompt in _Handler.prompts:
+        lines = dict(re.findall(r"^\[(\d+)\] (.*)$", prompt, re.M))
+        picked.add(lines["1"])
+    # Every fact is a sentence the model picked, quoted from the passage, none from "sentence 99".
+    assert answer.facts and {" ".join(f.text.split()) for f in answer.facts} <= picked
+    assert "3,357" in answer.answer or answer.abstained

@@ -27,7 +27,7 @@ from citegraph.context import DEFAULT_TIER_WEIGHTS, Context
 from citegraph.embed import get_embedder
 from citegraph.llm import structured_call
 from citegraph.nodes import short, trace
-from citegraph.prompts import EXTRACT, fence
+from citegraph.prompts import EXTRACT, EXTRACT_NUMBERED, fence
 from citegraph.reader import get_sentence_scorer, sentence_text
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.retrievers.rerank import recency
@@ -248,6 +248,47 @@ class Extraction(BaseModel):
     facts: list[str] = Field(description="Sentences copied verbatim from the passage that bear on the question")
 
 
+class Picked(BaseModel):
+    sentences: list[int] = Field(description="Numbers of the sentences that bear on the question, best first")
+
+
+def numbered(claims: list[Claim]) -> str:
+    """A passage's candidate sentences as the model sees them: "[n] sentence", one a line."""
+    return "\n".join(f"[{i}] {' '.join(c.text.split())}" for i, c in enumerate(claims, 1))
+
+
+async def model_claims(
+    ctx: Context, question: str, ev: Evidence, deadline: float | None
+) -> tuple[list[Claim] | None, str | None]:
+    """The passage's sentences the model says bear on the question (None and why, when its call
+    failed): picked by number from the code's own split (`llm_picks="numbers"`), or quoted by the
+    model and found in the passage ("quotes")."""
+    if ctx.llm_picks == "numbers":
+        found = candidate_claims(question, ev.text)
+        if not found:
+            return [], None
+        passage = fence("passage", numbered(found), ev.title or ev.doc_id)
+        prompt = EXTRACT_NUMBERED.format(question=question, passage=passage, max_facts=ctx.facts_per_passage)
+        picked, fallback = await structured_call(ctx, Picked, prompt, deadline)
+        if picked is None:
+            return None, fallback
+        chosen = [found[n - 1] for n in dict.fromkeys(picked.sentences) if 1 <= n <= len(found)]
+        if picked.sentences and not chosen:
+            return None, f"no sentence number the model gave is one of the passage's 1-{len(found)}"
+        return chosen, None
+    prompt = EXTRACT.format(
+        question=question, passage=fence("passage", ev.text, ev.title or ev.doc_id), max_facts=ctx.facts_per_passage
+    )
+    got, fallback = await structured_call(ctx, Extraction, prompt, deadline)
+    if got is None:
+        return None, fallback
+    located = [locate(q, ev.text) for q in got.facts]
+    cands = [score_claim(ev.text[a:z], a) for span in located if span for a, z in [span]]
+    if got.facts and not cands:
+        return None, "no quote the model gave was found verbatim in the passage"
+    return cands, None
+
+
 async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     started = time.perf_counter()
@@ -259,24 +300,16 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
     fallback = None
     scored: list[Scored] | None = None
     if state["engine"] == "llm":
-        prompt = EXTRACT.format(
-            question=question, passage=fence("passage", ev.text, ev.title or ev.doc_id), max_facts=ctx.facts_per_passage
-        )
-        got, fallback = await structured_call(ctx, Extraction, prompt, state.get("deadline"))
-        if got is not None:
-            located = [(q, locate(q, ev.text)) for q in got.facts]
-            cands = [score_claim(ev.text[a:z], a) for _, span in located if span for a, z in [span]]
-            if got.facts and not cands:
-                fallback = "no quote the model gave was found verbatim in the passage"
-            elif cands or not got.facts:
-                by_model = await asyncio.to_thread(score_claims, question, ev, cands[: ctx.facts_per_passage], idf)
-                # The model's quotes are scored like the extractive engine's, so the default judge (the
-                # scorer's probability) reads the same scale whichever engine chose the sentences.
-                probs: list[float | None] = [None] * len(by_model)
-                if ctx.sentence_ranker == "learned":
-                    got_p = await asyncio.to_thread(answer_probabilities, question, ev, [c for c, _, _ in by_model])
-                    probs = list(got_p)
-                scored = [(c, rel, typed, None, p) for (c, rel, typed), p in zip(by_model, probs, strict=True)]
+        cands, fallback = await model_claims(ctx, question, ev, state.get("deadline"))
+        if cands is not None:
+            by_model = await asyncio.to_thread(score_claims, question, ev, cands[: ctx.facts_per_passage], idf)
+            # The model's sentences are scored like the extractive engine's, so the default judge (the
+            # scorer's probability) reads the same scale whichever engine chose them.
+            probs: list[float | None] = [None] * len(by_model)
+            if ctx.sentence_ranker == "learned":
+                got_p = await asyncio.to_thread(answer_probabilities, question, ev, [c for c, _, _ in by_model])
+                probs = list(got_p)
+            scored = [(c, rel, typed, None, p) for (c, rel, typed), p in zip(by_model, probs, strict=True)]
     if scored is None:
         learned = ctx.sentence_ranker == "learned"
         scored = await asyncio.to_thread(extractive_facts, question, ev, idf, ctx.facts_per_passage, learned)
