@@ -97,6 +97,13 @@ def test_conflict_model():
     )
     # Saying more is not saying otherwise.
     assert compare("Released by Roc-A-Fella Records.", "Released by Roc-A-Fella Records and Def Jam.") is None
+    # Two fields of package metadata are two attributes: their keys are not values of one.
+    a, b = "PyYAML-5.4.1.METADATA", "PyYAML-6.0.1.METADATA"
+    assert (
+        compare("Home-page: https://pyyaml.org/", "Project-URL: Documentation, https://pyyaml.org/wiki/", a, b) is None
+    )
+    got = compare("Requires-Dist: mypy-extensions >=1.0.0", "Requires-Dist: mypy-extensions (<0.5.0,>=0.4.3)", a, b)
+    assert got is not None and got.values == (">=1.0.0", "<0.5.0,>=0.4.3")
     # Loosely aligned statements still conflict on a number when it measures the same thing.
     c = compare(
         "The plant processed 310 million litres per day.",

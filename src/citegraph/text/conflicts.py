@@ -207,6 +207,14 @@ def _numbers_with_units(span: list[str], low: list[str], raw: list[str]) -> list
 
 
 _VERSIONISH = re.compile(r"^\d+\.\d+(\.\d+)*$")
+# A "Key: value" line's key ("Home-page:", "Project-URL: Documentation,"): what the line is about.
+_FIELD_KEY = re.compile(r"^\W{0,3}[A-Za-z][\w .-]{0,30}:(?=\s)")
+
+
+def _in_key(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> bool:
+    """Whether tokens i1..i2 of a "Key: value" line touch its key."""
+    m = _FIELD_KEY.match(text)
+    return bool(m) and i1 < len(spans) and spans[i1][0] < m.end()
 
 
 def _written(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> str:
@@ -303,6 +311,8 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     if len(replaces) != 1:
         return None  # two substitutions: about different things (or nothing substituted: agreement)
     _, i1, i2, j1, j2 = _region(ops, replaces[0])
+    if _in_key(a, a_spans, i1, i2) or _in_key(b, b_spans, j1, j2):
+        return None  # two fields ("Home-page: …" / "Project-URL: …"): two attributes, not two values
     la, lb = a_low[i1:i2], b_low[j1:j2]
     ca, cb = _content(la), _content(lb)
     if not ca and not cb:
