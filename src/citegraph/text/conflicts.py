@@ -214,7 +214,7 @@ _FIELD_KEY = re.compile(r"^\W{0,3}[A-Za-z][\w .-]{0,30}:(?=\s)")
 def _in_key(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> bool:
     """Whether tokens i1..i2 of a "Key: value" line touch its key."""
     m = _FIELD_KEY.match(text)
-    return bool(m) and i1 < len(spans) and spans[i1][0] < m.end()
+    return m is not None and i1 < len(spans) and spans[i1][0] < m.end()
 
 
 def _written(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> str:
