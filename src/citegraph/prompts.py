@@ -54,18 +54,18 @@ Question: {question}
 {passage}"""
 )
 
-# The same task, the passage split into numbered sentences by the code: the model names numbers and the
-# code copies the sentences, so a quote cannot be mistyped.
-EXTRACT_NUMBERED = (
-    """The passage below is split into numbered sentences. Give the numbers of the sentences that state
-facts bearing on the question, at most {max_facts}, best first. If no sentence bears on the question,
-return an empty list. """
+# The same task over every passage at once, each split into numbered sentences by the code: the model
+# names numbers and the code copies the sentences, so a quote cannot be mistyped (nodes/read.py).
+READ = (
+    """Each passage below is split into sentences numbered [passage.sentence]. Give the numbers of the
+sentences that state facts bearing on the question, at most {max_facts} per passage, best first, as
+"passage.sentence" (for example "2.3"). If no sentence bears on the question, return an empty list. """
     + DATA_NOTE.format(tag="passage")
     + """
 
 Question: {question}
 
-{passage}"""
+{passages}"""
 )
 
 WRITE = (

@@ -68,6 +68,9 @@ class State(InputState):
     # Evidence pooled from every retrieval; `selected` are the passages facts are extracted from.
     evidence: Annotated[list[Evidence], merge_evidence]
     selected: list[str]
+    # LLM engine: the numbers of each selected passage's sentences the model picked in one call
+    # (nodes/read.py), by passage id; a passage missing here was not read by the model.
+    picks: dict[str, list[int]]
     extracted: Annotated[list[str], merge_ids]  # passages already read by `extract`
     facts: Annotated[list[Fact], merge_facts]
     contradictions: list[Contradiction]
@@ -118,3 +121,4 @@ class ExtractTask(TypedDict):
     engine: Engine
     evidence: Evidence
     deadline: NotRequired[float]
+    picked: NotRequired[list[int]]  # the model's picks of this passage's sentences (nodes/read.py)

@@ -385,3 +385,20 @@ def test_the_same_two_lines_about_two_subjects_are_two_disagreements():
     ]
     found = detect(facts, ctx, rounds=2, max_rounds=2)
     assert sorted(c.point for c in found) == ["click: Requires-Python", "requests: Requires-Python"]
+
+
+def test_the_models_picks_name_passages_and_sentences_that_exist():
+    from citegraph.nodes.read import numbered_passages, parse_picks
+
+    a = Evidence(
+        chunk_id="a:1:0", doc_id="a", title="Etna", text="Etna is 3,357 m tall. It erupted in 2021.", span=(0, 41)
+    )
+    b = Evidence(chunk_id="b:1:0", doc_id="b", title="Bees", text="Colonies fell by 45 percent.", span=(0, 28))
+    shown, sizes = numbered_passages("How tall is Etna?", [a, b])
+    assert "[1.1] Etna is 3,357 m tall." in shown and "[1.2] It erupted in 2021." in shown
+    assert "[2.1] Colonies fell by 45 percent." in shown and 'title="Passage 2: Bees"' in shown
+    assert sizes == [2, 1]
+    ids = ["a:1:0", "b:1:0"]
+    got = parse_picks(["1.2", "[1.1]", "1.2", "3.1", "2.9", "two", "2.1"], ids, sizes, per_passage=2)
+    assert got == {"a:1:0": [2, 1], "b:1:0": [1]}
+    assert parse_picks(["1.1", "1.2"], ids, sizes, per_passage=1) == {"a:1:0": [1], "b:1:0": []}

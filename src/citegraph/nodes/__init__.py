@@ -1,6 +1,7 @@
-"""The evidence graph's nodes, one module each: route, decompose, retrieve (and pool), extract,
+"""The evidence graph's nodes, one module each: route, decompose, retrieve (and pool), read, extract,
 contradictions, reconcile, judge, write, abstain. Each node is `async def verb_noun(state, runtime)` and
-returns only the keys it changes; each works with the LLM engine and with the extractive one."""
+returns only the keys it changes; each works with the LLM engine and with the extractive one (read is
+the LLM engine's only: without a model it changes nothing)."""
 
 from __future__ import annotations
 

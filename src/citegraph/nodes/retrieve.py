@@ -229,5 +229,7 @@ def fan_out_extraction(state: State) -> list[Send] | str:
             }
             if "deadline" in state:
                 task["deadline"] = state["deadline"]
+            if cid in state.get("picks", {}):
+                task["picked"] = state["picks"][cid]
             tasks.append(Send("extract", task))
     return tasks or "contradictions"

@@ -1,0 +1,82 @@
+"""read (LLM engine): one model call over every passage pool selected. The passages' candidate
+sentences (the extractive engine's split) are numbered "passage.sentence"; the model names the numbers
+of those that bear on the question, and extract then quotes each passage's picks without a call of its
+own. One sequential round trip instead of one per passage (a local server answers one request at a
+time), the passages carried once, and no quote the model could mistype: the code copies them.
+
+A no-op for the extractive engine and for `llm_picks="quotes"` (extract asks the model per passage).
+When the call fails, no passage has picks and extract falls back to the extractive engine.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from citegraph.context import Context
+from citegraph.llm import structured_call
+from citegraph.nodes import trace
+from citegraph.nodes.extract import candidate_claims
+from citegraph.prompts import READ, fence
+from citegraph.schemas import Evidence
+from citegraph.state import State
+
+
+class Picks(BaseModel):
+    sentences: list[str] = Field(
+        description='Numbers of the sentences that bear on the question, as "passage.sentence" (e.g. "2.3"), best first'
+    )
+
+
+def numbered_passages(question: str, passages: list[Evidence]) -> tuple[str, list[int]]:
+    """The passages as the model reads them (each fenced with its title, its candidate sentences
+    numbered "[p.s]", one a line), and how many sentences each has."""
+    blocks, sizes = [], []
+    for p, ev in enumerate(passages, 1):
+        found = candidate_claims(question, ev.text)
+        lines = [f"[{p}.{s}] {' '.join(c.text.split())}" for s, c in enumerate(found, 1)]
+        blocks.append(fence("passage", "\n".join(lines), f"Passage {p}: {ev.title or ev.doc_id}"))
+        sizes.append(len(found))
+    return "\n\n".join(blocks), sizes
+
+
+_NUMBER = re.compile(r"^\s*\[?(\d+)\s*[.:,-]\s*(\d+)\]?\s*$")
+
+
+def parse_picks(picked: list[str], ids: list[str], sizes: list[int], per_passage: int) -> dict[str, list[int]]:
+    """Each passage's picked sentence numbers (1-based, in the model's order, at most `per_passage`),
+    by passage id; every passage has an entry, empty when none of its sentences was picked. A number
+    that names no passage, or no sentence of its passage (`sizes`), is dropped."""
+    out: dict[str, list[int]] = {cid: [] for cid in ids}
+    for item in picked:
+        m = _NUMBER.match(str(item))
+        if not m:
+            continue
+        p, s = int(m.group(1)), int(m.group(2))
+        if 1 <= p <= len(ids) and 1 <= s <= sizes[p - 1]:
+            chosen = out[ids[p - 1]]
+            if s not in chosen and len(chosen) < per_passage:
+                chosen.append(s)
+    return out
+
+
+async def read_passages(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    if state.get("engine") != "llm" or ctx.llm_picks != "numbers":
+        return {"picks": {}}
+    started = time.perf_counter()
+    by_id = {e.chunk_id: e for e in state.get("evidence", [])}
+    passages = [by_id[c] for c in state.get("selected", []) if c in by_id]
+    if not passages:
+        return {"picks": {}}
+    shown, sizes = numbered_passages(state["question"], passages)
+    prompt = READ.format(question=state["question"], max_facts=ctx.facts_per_passage, passages=shown)
+    got, fallback = await structured_call(ctx, Picks, prompt, state.get("deadline"))
+    ids = [e.chunk_id for e in passages]
+    picks = parse_picks(got.sentences, ids, sizes, ctx.facts_per_passage) if got is not None else {}
+    n = sum(len(v) for v in picks.values())
+    detail = f"{n} sentences picked from {len(passages)} passages" if got is not None else "no picks"
+    return {"picks": picks, "trace": [trace("read", "llm", started, fallback, detail, {"picks": picks})]}
