@@ -20,7 +20,9 @@ import hashlib
 import itertools
 import json
 import re
+import statistics
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +132,8 @@ class DocRow:
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     conflict_found: bool | None = None  # for kind "conflict": the two documents' disagreement reported
     ms: float = 0.0
+    node_ms: dict[str, float] = field(default_factory=dict)  # per node, summed over its parallel runs
+    fallbacks: list[str] = field(default_factory=list)  # "node: why", each model call that fell back
 
 
 def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str, str] | None = None) -> DocRow:
@@ -166,6 +170,8 @@ def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str
         abstain_reason=answer.abstain_reason,
         conflicts=conflicts,
         ms=ms,
+        node_ms=dict(answer.timings_ms),
+        fallbacks=list(answer.fallbacks),
     )
     text = answer.answer + " " + " ".join(r.quote for r in answer.references)
     if q.answerable and not answer.abstained:
@@ -274,4 +280,8 @@ def summarize_documents(rows: list[DocRow], labels: dict[str, str]) -> dict[str,
     out["by_kind"] = by_kind
     ms = sorted(r.ms for r in rows)
     out["latency_ms_p50"] = round(ms[len(ms) // 2], 1) if ms else None
+    nodes = sorted({n for r in rows for n in r.node_ms})
+    out["node_ms_p50"] = {n: round(statistics.median(r.node_ms.get(n, 0.0) for r in rows), 1) for n in nodes}
+    # With a model: how many of the model calls fell back to the extractive engine, by node.
+    out["fallbacks_by_node"] = dict(sorted(Counter(f.split(":")[0] for r in rows for f in r.fallbacks).items()))
     return out
