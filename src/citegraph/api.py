@@ -6,6 +6,9 @@ import asyncio
 from dataclasses import fields
 from typing import Any, cast
 
+from langchain_core.callbacks import UsageMetadataCallbackHandler
+from langchain_core.outputs import LLMResult
+
 from citegraph.context import Context, Deployment
 from citegraph.errors import InputError
 from citegraph.schemas import Answer
@@ -45,8 +48,31 @@ async def aask(
             raise InputError("give the corpus once: corpus=… or corpus_dir=…")
         corpus = settings.pop("corpus_dir")
     ctx = make_context(corpus_dir=corpus, as_of=as_of, **settings)
-    out = await graph.ainvoke(graph_input(question, mode, as_of), context=ctx)
-    return out["answer"]
+    usage = ModelUse()
+    out = await graph.ainvoke(graph_input(question, mode, as_of), {"callbacks": [usage]}, context=ctx)
+    answer: Answer = out["answer"]
+    return answer.model_copy(update={"model_use": usage.totals()}) if usage.calls else answer
+
+
+class ModelUse(UsageMetadataCallbackHandler):
+    """The model calls one question made that were answered, and their tokens (what a question costs
+    on a priced endpoint)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        self.calls += 1
+        super().on_llm_end(response, **kwargs)
+
+    def totals(self) -> dict[str, int]:
+        used = self.usage_metadata.values()
+        return {
+            "calls": self.calls,
+            "input_tokens": sum(u.get("input_tokens", 0) for u in used),
+            "output_tokens": sum(u.get("output_tokens", 0) for u in used),
+        }
 
 
 def ask(

@@ -178,6 +178,10 @@ class Answer(BaseModel):
     engine: str = "extractive"
     timings_ms: dict[str, float] = Field(default_factory=dict)
     fallbacks: list[str] = Field(default_factory=list)
+    model_use: dict[str, int] = Field(
+        default_factory=dict,
+        description="Model calls answered and their tokens: calls, input_tokens, output_tokens (empty without a model)",
+    )
 
     def __str__(self) -> str:
         return self.render()

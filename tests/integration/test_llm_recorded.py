@@ -49,6 +49,15 @@ def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
         assert set(extract_numbers(s.text.split("[")[0])) <= held
 
 
+def test_a_question_takes_five_model_calls_one_after_another(corpus: Path):
+    """route, decompose, read (every passage in one call), judge, write: extract makes none of its own.
+    The tokens are what the recorded replies say they cost."""
+    answer = replay("etna", corpus)
+    assert answer.model_use["calls"] == 5
+    assert answer.model_use["input_tokens"] > 1000 and answer.model_use["output_tokens"] > 20
+    assert {"route", "decompose", "read", "judge", "write"} <= set(answer.timings_ms)
+
+
 def test_an_injected_passage_is_read_as_data(corpus: Path):
     answer = replay("etna", corpus)
     quoted = " ".join([answer.answer, *(r.quote for r in answer.references)])

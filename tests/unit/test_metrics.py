@@ -171,8 +171,14 @@ def test_a_documents_run_counts_fallbacks_by_node_and_each_nodes_time():
     q = DocQuestion(id="a", text="How tall?", answerable=True, kind="fact", answers=("3,357",), docs=("v.txt",))
     base = dict(question="q", mode="corpus", query_class="precise_fact", abstained=True)
     one = Answer(**base, fallbacks=["read: APITimeoutError: timed out", "write: no model"], timings_ms={"read": 40.0})
-    two = Answer(**base, fallbacks=["read: skipped"], timings_ms={"read": 20.0, "write": 5.0})
+    two = Answer(
+        **base,
+        fallbacks=["read: skipped"],
+        timings_ms={"read": 20.0, "write": 5.0},
+        model_use={"calls": 4, "input_tokens": 900, "output_tokens": 30},
+    )
     rows = [score(q, one, "test", 1.0), score(q, two, "test", 2.0)]
     out = summarize_documents(rows, {})
     assert out["fallbacks_by_node"] == {"read": 2, "write": 1}
     assert out["node_ms_p50"] == {"read": 30.0, "write": 2.5}
+    assert (out["model_calls_p50"], out["model_input_tokens_p50"], out["model_output_tokens_p50"]) == (2, 450, 15)

@@ -134,6 +134,7 @@ class DocRow:
     ms: float = 0.0
     node_ms: dict[str, float] = field(default_factory=dict)  # per node, summed over its parallel runs
     fallbacks: list[str] = field(default_factory=list)  # "node: why", each model call that fell back
+    model_use: dict[str, int] = field(default_factory=dict)  # model calls answered, input/output tokens
 
 
 def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str, str] | None = None) -> DocRow:
@@ -172,6 +173,7 @@ def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str
         ms=ms,
         node_ms=dict(answer.timings_ms),
         fallbacks=list(answer.fallbacks),
+        model_use=dict(answer.model_use),
     )
     text = answer.answer + " " + " ".join(r.quote for r in answer.references)
     if q.answerable and not answer.abstained:
@@ -284,4 +286,8 @@ def summarize_documents(rows: list[DocRow], labels: dict[str, str]) -> dict[str,
     out["node_ms_p50"] = {n: round(statistics.median(r.node_ms.get(n, 0.0) for r in rows), 1) for n in nodes}
     # With a model: how many of the model calls fell back to the extractive engine, by node.
     out["fallbacks_by_node"] = dict(sorted(Counter(f.split(":")[0] for r in rows for f in r.fallbacks).items()))
+    # What a question costs a model: calls and tokens, the median question's.
+    for key in ("calls", "input_tokens", "output_tokens"):
+        if any(key in r.model_use for r in rows):
+            out[f"model_{key}_p50"] = statistics.median(r.model_use.get(key, 0) for r in rows)
     return out
