@@ -30,6 +30,11 @@ Decide:
 - query_class: "precise_fact" (one fact: who, when, how many), "broad_synthesis" (an overview across
   sources), or "reasoning" (why / how / what follows).
 - domains: up to 5 short topic tags taken from the question.
+- sub_queries: at most {max_sub_queries} short search queries for a search engine over the corpus, each
+  probing a distinct facet (for example: each entity the question names, the mechanism, the
+  motivation, the limitations). A question about one precise fact needs only one query. Use only
+  words, names and numbers that appear in the question or are generic search terms; never add a
+  number, a title or a named work that is not in the question.
 
 Question: {question}"""
 

@@ -64,6 +64,7 @@ class State(InputState):
     domains: list[str]
     engine: Engine
     deadline: float  # epoch seconds after which no model is called in this run (route sets it)
+    model_sub_queries: list[str]  # the search queries the model wrote in route's call (decompose checks them)
     sub_queries: list[SubQuery]
     # Evidence pooled from every retrieval; `selected` are the passages facts are extracted from.
     evidence: Annotated[list[Evidence], merge_evidence]

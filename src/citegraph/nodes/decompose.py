@@ -5,6 +5,9 @@ comparison or a bridge between two things: each needs its own evidence), its cla
 several asks, and for broad and reasoning questions the facets the Agentic Hybrid RAG paper names
 (mechanism, motivation, limitations).
 
+LLM engine: the queries the model wrote in route's call (one round trip for both); decompose asks the
+model itself only when that call failed.
+
 Whatever the engine, `sanitize` enforces in code that a sub-query never brings in a number, a title
 or a name that is not in the question: such words are removed, and a sub-query left with nothing of
 its own is dropped.
@@ -120,11 +123,14 @@ async def decompose_question(state: State, runtime: Runtime[Context]) -> dict:
     subs = extractive_sub_queries(question, qclass, limit)
     fallback = None
     if state.get("engine") == "llm":
-        prompt = DECOMPOSE.format(question=question, query_class=qclass, max_sub_queries=limit)
-        got, fallback = await structured_call(ctx, Decomposition, prompt, state.get("deadline"))
-        if got is not None:
+        written = state.get("model_sub_queries")
+        if written is None:  # route's call failed: ask for the sub-queries alone
+            prompt = DECOMPOSE.format(question=question, query_class=qclass, max_sub_queries=limit)
+            got, fallback = await structured_call(ctx, Decomposition, prompt, state.get("deadline"))
+            written = got.sub_queries if got is not None else None
+        if written is not None:
             llm_subs = [SubQuery(text=question, facet="question")]
-            llm_subs += [SubQuery(text=t, facet="model") for t in got.sub_queries]
+            llm_subs += [SubQuery(text=t, facet="model") for t in written]
             checked = dedupe(llm_subs, question, limit)
             if len(checked) >= 1:
                 subs = checked

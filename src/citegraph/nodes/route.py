@@ -1,5 +1,6 @@
 """route: pick the mode (recent / corpus / direct), the query class (precise fact / broad synthesis /
-reasoning) and domain tags. The class sets the retrieval budget downstream.
+reasoning) and domain tags. The class sets the retrieval budget downstream. With a model, the same call
+writes the search queries decompose takes (one round trip, not two).
 
 Extractive engine: cue words. "direct" (no retrieval) is only chosen when a model can answer; a
 question forced to "direct" without a model is abstained on by the router after this node.
@@ -73,6 +74,9 @@ class RouteDecision(BaseModel):
     mode: Literal["recent", "corpus", "direct"] = Field(description="recent, corpus or direct")
     query_class: Literal["precise_fact", "broad_synthesis", "reasoning"]
     domains: list[str] = Field(default_factory=list, description="Up to 5 topic tags from the question")
+    sub_queries: list[str] = Field(
+        default_factory=list, description="Short search queries, each probing a distinct facet of the question"
+    )
 
 
 # A question is a question, not a document: longer ones are refused before any model reads them (a
@@ -125,10 +129,14 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
     qclass, domains = classify(question)
     mode: Mode = pick_mode(question, engine == "llm")
     fallback = None
+    model_queries: list[str] | None = None
     deadline = deadline_from_now(ctx)
     if engine == "llm":
-        decision, fallback = await structured_call(ctx, RouteDecision, ROUTE.format(question=question), deadline)
+        # One call routes, classifies and decomposes: decompose takes the sub-queries from here.
+        prompt = ROUTE.format(question=question, max_sub_queries=max(1, min(ctx.max_sub_queries, 5)))
+        decision, fallback = await structured_call(ctx, RouteDecision, prompt, deadline)
         if decision is not None:
+            model_queries = decision.sub_queries
             qclass, mode = decision.query_class, decision.mode
             # Never let a model route a question away from the evidence: "direct" (an uncited answer
             # from the model's own memory) only for what the rules also see as needing no documents.
@@ -139,6 +147,7 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
         mode = forced
     return {
         "question": question,  # stripped, or taken from the chat's last human message
+        **({"model_sub_queries": model_queries} if model_queries is not None else {}),
         "mode": mode,
         "query_class": qclass,
         "domains": domains,
