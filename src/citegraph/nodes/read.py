@@ -65,13 +65,13 @@ def parse_picks(picked: list[str], ids: list[str], sizes: list[int], per_passage
 
 async def read_passages(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
-    if state.get("engine") != "llm" or ctx.llm_picks != "numbers":
-        return {"picks": {}}
     started = time.perf_counter()
     by_id = {e.chunk_id: e for e in state.get("evidence", [])}
     passages = [by_id[c] for c in state.get("selected", []) if c in by_id]
-    if not passages:
-        return {"picks": {}}
+    if state.get("engine") != "llm" or ctx.llm_picks != "numbers" or not passages:
+        # Every node's update carries a trace entry: Studio and streamed updates show each step.
+        why = "no passage to read" if not passages else "extract reads each passage"
+        return {"picks": {}, "trace": [trace("read", "none", started, None, why)]}
     shown, sizes = numbered_passages(state["question"], passages)
     prompt = READ.format(question=state["question"], max_facts=ctx.facts_per_passage, passages=shown)
     got, fallback = await structured_call(ctx, Picks, prompt, state.get("deadline"))
