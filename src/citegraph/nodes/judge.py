@@ -75,29 +75,14 @@ def judge_prompt(question: str, passages: list[Evidence]) -> str:
     return JUDGE.format(passages=text, question=question)
 
 
-class _Seen:
-    """The corpus's vocabulary as answerability.mentions reads it: every token but the unseen ones."""
-
-    def __init__(self, unseen: set[str]):
-        self.unseen = unseen
-
-    def has(self, token: str, typos: bool = False) -> bool:
-        return token not in self.unseen
-
-
 def covered_facts(
     question: str, facts: list[Fact], evidence: list[Evidence], unseen: set[str], written: Set[str] = frozenset()
 ) -> tuple[list[Fact], list[str]]:
     """The facts that can answer the question, and what keeps the others from it (the gaps an
     abstention names); `written` are the corpus's hyphenated words (answerability.key_terms)."""
-    english = known_words()
-    keys = ans.key_terms(question, english, written)
-    seen = _Seen(unseen)
-    absent = [k for k in keys if not ans.mentions(k, seen) or (ans.is_dotted(k) and set(tokenize(k)) & unseen)]
-    named = [k for k in absent if ans.name_like(k, english)]
+    keys, named = ans.keys_to_cover(question, known_words(), unseen, written)
     if named:
         return [], [f"{ans.ABSENT_FROM_CORPUS} {', '.join(repr(k) for k in named)}"]
-    keys = [k for k in keys if k not in absent]
     kind = ans.answer_type(question)
     by_chunk = {e.chunk_id: e for e in evidence}
     out: list[Fact] = []

@@ -440,6 +440,29 @@ def is_dotted(term: str) -> bool:
     return bool(_DOTTED.match(term))
 
 
+class _Seen:
+    """The corpus's vocabulary as `mentions` reads it: every token but the unseen ones."""
+
+    def __init__(self, unseen: Set[str]):
+        self.unseen = unseen
+
+    def has(self, token: str, typos: bool = False) -> bool:
+        return token not in self.unseen
+
+
+def keys_to_cover(
+    question: str, english: frozenset[str], unseen: Set[str], written: Set[str] = frozenset()
+) -> tuple[list[str], list[str]]:
+    """(the key terms a passage must mention to answer, the names the question gives that no passage
+    of the corpus mentions): `unseen` are the key terms' tokens the corpus lacks. A key term the corpus
+    lacks that is not a name (a user's word for what the documents say otherwise) is not asked for."""
+    keys = key_terms(question, english, written)
+    seen = _Seen(unseen)
+    absent = [k for k in keys if not mentions(k, seen) or (is_dotted(k) and set(tokenize(k)) & unseen)]
+    named = [k for k in absent if name_like(k, english)]
+    return [k for k in keys if k not in absent], named
+
+
 # The judge's reason when a name the question gives is in no passage of the corpus at all: then nothing
 # retrieved is about what was asked (abstain shows none of the passages' conflicts).
 ABSENT_FROM_CORPUS = "no passage in the corpus mentions"
