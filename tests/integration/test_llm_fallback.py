@@ -208,3 +208,18 @@ def test_the_model_reads_every_passage_in_one_call_and_the_code_quotes_its_picks
     assert {"1.1", "2.1"} <= set(lines)
     # The two sentences picked are facts, quoted from their passages (beside the extractive engine's own).
     assert {lines["1.1"], lines["2.1"]} <= {" ".join(f.text.split()) for f in answer.facts}
+
+
+def test_no_model_reading_when_coverage_will_refuse(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+    """A question about something no passage mentions is refused by the judge whatever is read: the
+    model is not asked to read the passages (30 s a question on the local model)."""
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls, _Handler.prompts = "picks", 0, []
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask("How tall is Kilimanjaro?", corpus=str(corpus), llm_base_url=url, llm_model="local")
+    assert _Handler.prompts == [], "read asked the model"
+    assert answer.abstained and "Kilimanjaro" in answer.abstain_reason
+    _Handler.prompts = []
+    assert not ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local").abstained
+    assert len(_Handler.prompts) == 1, "a question the passages cover is read"

@@ -5,11 +5,13 @@ own. One sequential round trip instead of one per passage (a local server answer
 time), the passages carried once, and no quote the model could mistype: the code copies them.
 
 A no-op for the extractive engine and for `llm_picks="quotes"` (extract asks the model per passage).
-When the call fails, no passage has picks and extract falls back to the extractive engine.
+No call either when the judge's coverage rule will refuse every fact of these passages. When the call
+fails, no passage has picks and extract falls back to the extractive engine.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 
@@ -17,12 +19,16 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from citegraph.context import Context
+from citegraph.embed import known_words
 from citegraph.llm import structured_call
 from citegraph.nodes import trace
 from citegraph.nodes.extract import candidate_claims
 from citegraph.prompts import READ, fence
+from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence
 from citegraph.state import State
+from citegraph.text import answerability as ans
+from citegraph.text.tokens import tokenize
 
 
 class Picks(BaseModel):
@@ -63,6 +69,21 @@ def parse_picks(picked: list[str], ids: list[str], sizes: list[int], per_passage
     return out
 
 
+def uncoverable(ctx: Context, question: str, passages: list[Evidence]) -> str | None:
+    """Why no fact of these passages could answer, by the judge's coverage rule (a name no passage of
+    the corpus mentions; key terms no passage here mentions), or None."""
+    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
+    written = retriever.compounds()
+    english = known_words()
+    tokens = [t for k in ans.key_terms(question, english, written) for t in tokenize(k)]
+    keys, named = ans.keys_to_cover(question, english, retriever.unseen(tokens), written)
+    if named:
+        return f"skipped: {ans.ABSENT_FROM_CORPUS} {', '.join(repr(k) for k in named)}"
+    if all(ans.uncovered(keys, ans.covering_text(e.title, e.source, e.text)) for e in passages):
+        return "skipped: no passage found mentions every key term of the question"
+    return None
+
+
 async def read_passages(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     started = time.perf_counter()
@@ -72,6 +93,11 @@ async def read_passages(state: State, runtime: Runtime[Context]) -> dict:
         # Every node's update carries a trace entry: Studio and streamed updates show each step.
         why = "no passage to read" if not passages else "extract reads each passage"
         return {"picks": {}, "trace": [trace("read", "none", started, None, why)]}
+    gap = await asyncio.to_thread(uncoverable, ctx, state["question"], passages)
+    if gap:
+        # The judge will refuse every fact of these passages: no model time is spent on them (half of
+        # a realdocs2 sample's questions, 30 s each on the local model). Extract still quotes its own.
+        return {"picks": {e.chunk_id: [] for e in passages}, "trace": [trace("read", "none", started, None, gap)]}
     shown, sizes = numbered_passages(state["question"], passages)
     prompt = READ.format(question=state["question"], max_facts=ctx.facts_per_passage, passages=shown)
     got, fallback = await structured_call(ctx, Picks, prompt, state.get("deadline"))
