@@ -17,7 +17,6 @@ import math
 import re
 import time
 from datetime import date
-from functools import lru_cache
 
 import numpy as np
 from langgraph.runtime import Runtime
@@ -34,7 +33,8 @@ from citegraph.retrievers.rerank import recency
 from citegraph.schemas import Evidence, Fact
 from citegraph.state import ExtractTask
 from citegraph.text import answerability as ans
-from citegraph.text.claims import MAX_CLAIM_CHARS, Claim, claims, score_claim
+from citegraph.text.candidates import candidate_claims, passage_claims
+from citegraph.text.claims import MAX_CLAIM_CHARS, Claim, score_claim
 from citegraph.text.dates import date_to_int, parse_date
 from citegraph.text.injection import instruction_reason, passage_warning
 
@@ -103,13 +103,6 @@ def reading(c: Claim, passage_claims: list[Claim], title: str) -> str:
     return f"{subject}: {c.text}" if subject else c.text
 
 
-@lru_cache(maxsize=256)
-def passage_claims(text: str) -> tuple[Claim, ...]:
-    """A passage's claims, split once: extraction reads them as candidates, as headings, as the
-    context a claim is read in and for instructions (Claim is frozen, so sharing is safe)."""
-    return tuple(claims(text))
-
-
 def score_claims(
     question: str, ev: Evidence, cands: list[Claim], idf: dict[str, float]
 ) -> list[tuple[Claim, float, bool]]:
@@ -130,17 +123,6 @@ def score_claims(
         rel = ans.relevance(float(cs), cov) + (FIELD_BONUS if ans.field_match(question, c.text) else 0.0)
         out.append((c, min(1.0, rel), ans.has_answer_type(kind, c, question)))
     return out
-
-
-def candidate_claims(question: str, text: str) -> list[Claim]:
-    """The passage's claims that may answer: statements, not questions; prose, unless the question
-    asks for code (then option lists and code lines too)."""
-    code = ans.answer_type(question) == "code"
-    return [
-        c
-        for c in passage_claims(text)
-        if not c.question and (c.kind == "prose" or (code and c.kind != "markup")) and not instruction_reason(c.text)
-    ]
 
 
 # A changelog states a release's number (or date) once, in the line its entries sit under.

@@ -22,12 +22,12 @@ from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.llm import structured_call
 from citegraph.nodes import trace
-from citegraph.nodes.extract import candidate_claims
 from citegraph.prompts import READ, fence
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence
 from citegraph.state import State
 from citegraph.text import answerability as ans
+from citegraph.text.candidates import candidate_claims
 from citegraph.text.tokens import tokenize
 
 
