@@ -37,7 +37,6 @@ from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence, Fact
 from citegraph.state import State
 from citegraph.text import answerability as ans
-from citegraph.text.tokens import tokenize
 
 
 def usable_facts(state: State) -> list[Fact]:
@@ -107,9 +106,7 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     retriever = await asyncio.to_thread(shared_retriever, ctx.corpus_dir, ctx.chroma_url)
     # In a worker thread: the first calls build the corpus vocabulary (a sort of every BM25 token) and
     # scan the passages for hyphenated words.
-    written = await asyncio.to_thread(retriever.compounds)
-    keys = ans.key_terms(question, known_words(), written)
-    unseen = await asyncio.to_thread(retriever.unseen, [t for k in keys for t in tokenize(k)])
+    written, unseen = await asyncio.to_thread(ans.corpus_words, question, known_words(), retriever)
     relevant = sorted(
         (f for f in usable_facts(state) if ans.bears(f.relevance, f.answer_p, ctx.min_fact_relevance)),
         key=lambda f: -f.relevance,

@@ -28,7 +28,6 @@ from citegraph.schemas import Evidence
 from citegraph.state import State
 from citegraph.text import answerability as ans
 from citegraph.text.candidates import candidate_claims
-from citegraph.text.tokens import tokenize
 
 
 class Picks(BaseModel):
@@ -72,11 +71,9 @@ def parse_picks(picked: list[str], ids: list[str], sizes: list[int], per_passage
 def uncoverable(ctx: Context, question: str, passages: list[Evidence]) -> str | None:
     """Why no fact of these passages could answer, by the judge's coverage rule (a name no passage of
     the corpus mentions; key terms no passage here mentions), or None."""
-    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
-    written = retriever.compounds()
     english = known_words()
-    tokens = [t for k in ans.key_terms(question, english, written) for t in tokenize(k)]
-    keys, named = ans.keys_to_cover(question, english, retriever.unseen(tokens), written)
+    written, unseen = ans.corpus_words(question, english, shared_retriever(ctx.corpus_dir, ctx.chroma_url))
+    keys, named = ans.keys_to_cover(question, english, unseen, written)
     if named:
         return f"skipped: {ans.ABSENT_FROM_CORPUS} {', '.join(repr(k) for k in named)}"
     if all(ans.uncovered(keys, ans.covering_text(e.title, e.source, e.text)) for e in passages):

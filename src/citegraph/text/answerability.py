@@ -450,6 +450,22 @@ class _Seen:
         return token not in self.unseen
 
 
+class CorpusWords(Protocol):
+    """What coverage reads of a corpus (retrievers.hybrid.HybridRetriever has both)."""
+
+    def compounds(self) -> frozenset[str]: ...
+    def unseen(self, tokens: list[str]) -> set[str]: ...
+
+
+def corpus_words(question: str, english: frozenset[str], corpus: CorpusWords) -> tuple[frozenset[str], set[str]]:
+    """(the corpus's hyphenated words, the tokens of the question's key terms no passage contains):
+    the arguments of keys_to_cover. The first call on a corpus builds its vocabulary: call it off the
+    event loop."""
+    written = corpus.compounds()
+    keys = key_terms(question, english, written)
+    return written, corpus.unseen([t for k in keys for t in tokenize(k)])
+
+
 def keys_to_cover(
     question: str, english: frozenset[str], unseen: Set[str], written: Set[str] = frozenset()
 ) -> tuple[list[str], list[str]]:
