@@ -373,3 +373,22 @@ def test_langchain_documents_ingest_like_files(tmp_path: Path, embedder):
     assert report.skipped and "unparseable date 'soon'" in report.skipped[0].reason
     with pytest.raises(InputError, match="takes LangChain Documents, got str"):
         ingest_documents(["just text"], corpus, embedder=embedder)
+
+
+def test_a_record_moved_to_a_later_file_is_kept(tmp_path: Path, embedder):
+    """A record that left a.jsonl for b.jsonl (read after it) is the same document in a new file: the
+    removal of what vanished from a.jsonl must not take it."""
+    d = tmp_path / "d"
+    d.mkdir()
+    rec = {k: json.dumps({"_id": k, "text": f"Record {k} says the tide was {n} metres."}) for n, k in enumerate("xyz")}
+    (d / "a.jsonl").write_text(rec["x"] + "\n" + rec["y"] + "\n")
+    (d / "b.jsonl").write_text(rec["z"] + "\n")
+    corpus = tmp_path / "c"
+    ingest([d], corpus, embedder=embedder)
+    (d / "a.jsonl").write_text(rec["y"] + "\n")
+    (d / "b.jsonl").write_text(rec["z"] + "\n" + rec["x"] + "\n")
+    r = ingest([d], corpus, embedder=embedder)
+    assert r.ok and r.documents_removed == 0 and r.documents_total == 3
+    with Corpus.open(corpus, embedder.identity.as_dict()) as c:
+        assert c.ledger.get_document("x").path == str(d / "b.jsonl")
+    assert len(assert_consistent(corpus, embedder)) == 3

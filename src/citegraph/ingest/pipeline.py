@@ -278,8 +278,10 @@ class Ingestor:
                 if not sp.exists() and any(sp.is_relative_to(r) for r in roots):
                     run.to_remove += ledger.doc_ids_for_path(src)
                     ledger.forget_source(src)
-        if run.to_remove:
-            self.remove_docs(run.to_remove)
+        # A record that left one file for another read later this run is the same document, moved.
+        gone = [d for d in run.to_remove if d not in run.seen]
+        if gone:
+            self.remove_docs(gone)
         self.report.add_time("load_and_chunk", time.perf_counter() - t_load)
         self._write(run.work, run.file_docs, run.file_stats)
 
