@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from citegraph.errors import InputError
@@ -392,3 +394,65 @@ def test_a_record_moved_to_a_later_file_is_kept(tmp_path: Path, embedder):
     with Corpus.open(corpus, embedder.identity.as_dict()) as c:
         assert c.ledger.get_document("x").path == str(d / "b.jsonl")
     assert len(assert_consistent(corpus, embedder)) == 3
+
+
+def _long_report(n: int) -> str:
+    return "\n\n".join(
+        f"Section {i}. The survey of district {i} counted {i * 13 + 7} wells in {1950 + i}. "
+        f"Inspectors found {i % 9} of them dry and {i % 4} polluted by the tannery upstream. "
+        "The committee asked for a second survey before the council votes on the budget. " * 3
+        for i in range(n)
+    )
+
+
+def test_a_large_document_is_written_in_parts_and_a_kill_loses_no_embedding(tmp_path: Path, embedder):
+    """A document larger than a batch is staged in parts and becomes visible only whole; a run killed
+    between parts leaves nothing half-visible, and the next run embeds only what was not written."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "report.txt").write_text(_long_report(60))
+    corpus = tmp_path / "c"
+    batch = 8
+    staged = []
+
+    def crash_at_third_part(run):
+        stage = run.corpus.ledger.stage
+
+        def counting(docs, more=()):
+            staged.append(len([c for d in docs for c in d.chunks]) + len(more))
+            if len(staged) == 3:
+                raise KeyboardInterrupt("killed")
+            return stage(docs, more)
+
+        run.corpus.ledger.stage = counting  # type: ignore[method-assign]
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch, on_start=crash_at_third_part)
+    assert staged == [batch, batch, batch]  # one document, staged in parts of a batch each
+    with Corpus.open(corpus, embedder.identity.as_dict()) as c:
+        assert c.ledger.live_chunk_ids() == [] and c.ledger.counts()["documents"] == 0  # nothing half-visible
+
+    r = ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch)
+    assert r.ok and r.recovered_documents == 1 and r.documents_added == 1
+    assert r.passages_reused == 2 * batch and r.passages_added > 3 * batch
+    live = assert_consistent(corpus, embedder)
+    # The same passages and vectors as one clean run in a single batch.
+    clean = tmp_path / "clean"
+    ingest([tmp_path / "d"], clean, embedder=embedder)
+    assert assert_consistent(clean, embedder) == live
+    with Corpus.open(corpus, embedder.identity.as_dict()) as a, Corpus.open(clean, embedder.identity.as_dict()) as b:
+        ids = sorted(live)
+        va, vb = a.ledger.chunk_embeddings(ids), b.ledger.chunk_embeddings(ids)
+        assert all(np.allclose(va[i], vb[i], atol=1e-6) for i in ids)
+        assert a.ledger.spare_embeddings() == {}  # kept only until a run finishes
+
+
+def test_progress_shows_within_one_large_file(tmp_path: Path, embedder, capsys, monkeypatch):
+    from citegraph.ingest import pipeline
+
+    monkeypatch.setattr(pipeline._LogProgress.__init__, "__defaults__", (0.0,))  # a line per update
+    (tmp_path / "report.txt").write_text(_long_report(40))
+    r = ingest([tmp_path / "report.txt"], tmp_path / "c", embedder=embedder, batch_passages=8, progress=True)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("embedding:")]
+    counts = [int(m.group(1)) for x in lines if (m := re.search(r"([\d,]+) of ([\d,]+) passages", x))]
+    assert r.passages_added > 16 and len(counts) >= r.passages_added // 8  # at least a line per batch
+    assert counts == sorted(counts) and counts[-1] == r.passages_added

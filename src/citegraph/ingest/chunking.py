@@ -12,6 +12,7 @@ exact (BERT word pieces never cross whitespace or punctuation).
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -20,7 +21,7 @@ from citegraph.text.sentences import Sentence, Span, document_sentences
 
 
 class TokenOffsets(Protocol):
-    def __call__(self, texts: list[str]) -> list[list[int]]:
+    def __call__(self, texts: list[str]) -> list[Sequence[int]]:
         """Start character offset of every word piece of each text."""
         ...
 
@@ -52,7 +53,7 @@ class _Unit:
 
 
 class _Counter:
-    def __init__(self, starts: list[int]):
+    def __init__(self, starts: Sequence[int]):
         self.starts = starts
 
     def count(self, start: int, end: int) -> int:
@@ -60,7 +61,7 @@ class _Counter:
 
 
 def chunk_text(
-    text: str, token_starts: list[int], settings: ChunkingSettings, sents: list[Sentence] | None = None
+    text: str, token_starts: Sequence[int], settings: ChunkingSettings, sents: list[Sentence] | None = None
 ) -> tuple[list[Section], list[Passage]]:
     """Sections and passages of one document, given the start offsets of its word pieces (and its
     sentences, if already split)."""

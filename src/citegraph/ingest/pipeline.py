@@ -9,6 +9,10 @@ factual density and embeddings → ledger + Chroma → BM25 index. Idempotent, i
   first removes whatever a killed run left half-written (and re-adds to Chroma any vector it lost),
   then loads those files again, so BM25 and Chroma always end up holding the same passage ids.
 - A file that cannot be read is reported and skipped; what was already stored for it is kept.
+- Documents are written as they are read, in batches of passages, so memory stays bounded whatever
+  the corpus; a document larger than a batch is staged in parts and committed whole with its last
+  part. A run killed midway keeps the vectors it had computed for the passages it had written
+  (the ledger's spare embeddings), so the next run embeds only the rest.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,9 +47,9 @@ log = logging.getLogger(__name__)
 # Passages embedded and written per step: large enough to keep the encoder busy, small enough that
 # a crash loses little work.
 BATCH_PASSAGES = 512
-# A file is read, chunked and committed whole (one document is all or nothing), so its size bounds the
-# memory an ingest needs: a 50 MB text file took 5.8 GB and ten minutes without storing a passage.
-# Larger files are skipped with the reason; split them, or raise the limit knowingly.
+# A file is read and chunked whole (its passages are then embedded and written in batches), so its size
+# still bounds the memory an ingest needs. Larger files are skipped with the reason; split them, or
+# raise the limit knowingly.
 MAX_FILE_MB = 20.0
 
 
@@ -60,6 +64,8 @@ class IngestReport:
     documents_removed: int = 0
     passages_added: int = 0
     passages_removed: int = 0
+    # Passages whose vectors a killed run had computed: written without embedding them again.
+    passages_reused: int = 0
     recovered_documents: int = 0
     restored_vectors: int = 0
     removed_orphans: int = 0
@@ -98,16 +104,34 @@ class _Work:
 
 
 @dataclass
-class _Pass:
-    """What one ingest run collects before it writes: the documents to write, the ids seen so far
-    (and where), how many documents each file still has to write, the file stats to record once
-    they are, and the documents to remove."""
+class _Part:
+    """Passages [lo, hi) of one document, written in one batch; its first part stages the document,
+    its last commits it."""
 
-    work: list[_Work] = field(default_factory=list)
+    work: _Work
+    lo: int
+    hi: int
+
+    @property
+    def first(self) -> bool:
+        return self.lo == 0
+
+    @property
+    def last(self) -> bool:
+        return self.hi == len(self.work.rows.chunks)
+
+
+@dataclass
+class _Pass:
+    """What one ingest run keeps track of: the ids seen so far (and where), how many documents each
+    file still has to write, the file stats to record once they are, and the documents to remove
+    (with the stats of the files to record once they are removed)."""
+
     seen: dict[str, str] = field(default_factory=dict)
     file_docs: dict[str, int] = field(default_factory=dict)
     file_stats: dict[str, tuple[int, int]] = field(default_factory=dict)
     to_remove: list[str] = field(default_factory=list)
+    after_removal: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _doc_row(doc: SourceDoc, path: str) -> DocRow:
@@ -246,31 +270,34 @@ class Ingestor:
         self.report.skipped += problems
         self.report.ignored += [str(p) for p in ignored]
         self.report.files = len(files)
-        t_load = time.perf_counter()
         ledger = self.corpus.ledger
         run = _Pass()
-        for f in self._bar(files, "loading", unit="file"):
-            path = str(f)
-            st = f.stat()
-            stat = (st.st_size, st.st_mtime_ns)
-            if ledger.source_stat(path) == stat and self.corpus.manifest.loaders == LOADERS_VERSION:
-                self.report.files_unchanged += 1
-                n = len(ledger.doc_ids_for_path(path))
-                self.report.documents_unchanged += n
-                for doc_id in ledger.doc_ids_for_path(path):
-                    run.seen.setdefault(doc_id, path)
-                continue
-            if st.st_size > self.max_bytes:
-                size = st.st_size / 1024 / 1024
-                limit = self.max_bytes / 1024 / 1024
-                why = f"{size:.0f} MB, over the {limit:.0f} MB limit: split it, or pass --max-file-mb"
-                self.report.skipped.append(Skipped(path, why))
-                continue
-            self._take(run, path, load_file(f), stat, replace)
-        for group in records:
-            # No file to stat: unchanged documents are told by their content hash, and a document missing
-            # from a later call is kept (a caller may well ingest a source's documents in parts).
-            self._take(run, str(group.path), group, None, replace)
+        with _Writer(self, run) as writer:
+            for f in self._bar(files, "loading", unit="file"):
+                path = str(f)
+                st = f.stat()
+                stat = (st.st_size, st.st_mtime_ns)
+                if ledger.source_stat(path) == stat and self.corpus.manifest.loaders == LOADERS_VERSION:
+                    self.report.files_unchanged += 1
+                    n = len(ledger.doc_ids_for_path(path))
+                    self.report.documents_unchanged += n
+                    for doc_id in ledger.doc_ids_for_path(path):
+                        run.seen.setdefault(doc_id, path)
+                    continue
+                if st.st_size > self.max_bytes:
+                    size = st.st_size / 1024 / 1024
+                    limit = self.max_bytes / 1024 / 1024
+                    why = f"{size:.0f} MB, over the {limit:.0f} MB limit: split it, or pass --max-file-mb"
+                    self.report.skipped.append(Skipped(path, why))
+                    continue
+                t = time.perf_counter()
+                loaded = load_file(f)
+                self.report.add_time("load_and_chunk", time.perf_counter() - t)
+                writer.add(self._take(run, path, loaded, stat, replace))
+            for group in records:
+                # No file to stat: unchanged documents are told by their content hash, and a document
+                # missing from a later call is kept (a caller may well ingest a source's documents in parts).
+                writer.add(self._take(run, str(group.path), group, None, replace))
         if prune:
             roots = [Path(p).expanduser().resolve() for p in paths]
             for src in ledger.source_paths():
@@ -282,12 +309,14 @@ class Ingestor:
         gone = [d for d in run.to_remove if d not in run.seen]
         if gone:
             self.remove_docs(gone)
-        self.report.add_time("load_and_chunk", time.perf_counter() - t_load)
-        self._write(run.work, run.file_docs, run.file_stats)
+        for path, stat in run.after_removal.items():
+            ledger.record_source(path, *stat, len(ledger.doc_ids_for_path(path)))
 
-    def _take(self, run: _Pass, path: str, loaded: LoadedFile, stat: tuple[int, int] | None, replace: bool) -> None:
-        """What one file (or one group of records) brings: its new and changed documents chunked into
-        `run.work`, its unchanged ones counted, the records gone from a file marked for removal."""
+    def _take(
+        self, run: _Pass, path: str, loaded: LoadedFile, stat: tuple[int, int] | None, replace: bool
+    ) -> list[_Work]:
+        """What one file (or one group of records) brings: its new and changed documents chunked (to be
+        written), its unchanged ones counted, the records gone from a file marked for removal."""
         ledger = self.corpus.ledger
         # Everything skipped in this file, its records' clashes too: a file with any is read (and
         # reported) again next time, never recorded as ingested.
@@ -331,88 +360,31 @@ class Ingestor:
                 self.report.warnings.append(f"{path}: {flagged}")
         # Records that vanished from a file that loaded cleanly are removed; if some records were
         # unreadable we cannot tell a deleted record from a damaged one, so nothing is removed.
+        vanished: list[str] = []
         if stat is not None and loaded.docs and not loaded.skipped:
             present = {d.doc_id for d in loaded.docs}
-            run.to_remove += [d for d in ledger.doc_ids_for_path(path) if d not in present]
+            vanished = [d for d in ledger.doc_ids_for_path(path) if d not in present]
+            run.to_remove += vanished
         elif loaded.skipped and ledger.doc_ids_for_path(path):
             self.report.notes.append(f"{path}: kept the documents stored earlier (the file has errors)")
+        t = time.perf_counter()
         staged = chunk_documents(fresh, self.embedder, self.chunking) if fresh else []
+        self.report.add_time("load_and_chunk", time.perf_counter() - t)
+        work = []
         for doc, rows in zip(fresh, staged, strict=True):
             rows.doc.path = path
-            run.work.append(_Work(doc, path, rows, ledger.doc_state(doc.doc_id) is not None))
+            work.append(_Work(doc, path, rows, ledger.doc_state(doc.doc_id) is not None))
         run.file_docs[path] = run.file_docs.get(path, 0) + len(staged)
         self.report.skipped += problems
-        if stat is None:
-            return
-        if not problems:  # a file with errors is read again next time (and reported again)
-            run.file_stats[path] = stat
-        if not staged and not problems:
+        if stat is None or problems:  # a file with errors is read again next time (and reported again)
+            return work
+        if vanished:
+            run.after_removal[path] = stat  # recorded once its vanished records are removed
+        elif staged:
+            run.file_stats[path] = stat  # recorded once its last document is written
+        else:
             ledger.record_source(path, *stat, len(loaded.docs))
-
-    def _write(self, work: list[_Work], file_docs: dict[str, int], file_stats: dict[str, tuple[int, int]]) -> None:
-        """Embed batch i+1 while batch i is written: the writer thread (SQLite, Chroma) mostly waits
-        on I/O and native code, so the encoder keeps the cores. Batches are written in order, one at
-        a time, each with the stage → Chroma → commit protocol."""
-        total = sum(len(w.rows.chunks) for w in work)
-        bar = self._bar(None, "embedding", unit="passage", total=total)
-        pending: Future[None] | None = None
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-write") as writer:
-            for batch in self._batches(work):
-                chunks = [c for w in batch for c in w.rows.chunks]
-                t = time.perf_counter()
-                vecs = self.embedder.encode([c.text for c in chunks], done=bar.update if bar is not None else None)
-                self.report.add_time("encode", time.perf_counter() - t)
-                for c, v in zip(chunks, vecs, strict=True):
-                    c.embedding = v
-                t = time.perf_counter()
-                if pending is not None:
-                    pending.result()  # re-raises a failed write before going on
-                self.report.add_time("wait_for_writes", time.perf_counter() - t)
-                pending = writer.submit(self._write_batch, batch, vecs, file_docs, file_stats)
-            t = time.perf_counter()
-            if pending is not None:
-                pending.result()
-            self.report.add_time("wait_for_writes", time.perf_counter() - t)
-        if bar is not None:
-            bar.close()
-
-    def _batches(self, work: list[_Work]) -> Iterator[list[_Work]]:
-        batch: list[_Work] = []
-        n = 0
-        for w in work:
-            if batch and n + len(w.rows.chunks) > self.batch_passages:
-                yield batch
-                batch, n = [], 0
-            batch.append(w)
-            n += len(w.rows.chunks)
-        if batch:
-            yield batch
-
-    def _write_batch(
-        self, batch: list[_Work], vecs: np.ndarray, file_docs: dict[str, int], file_stats: dict[str, tuple[int, int]]
-    ) -> None:
-        ledger, dense = self.corpus.ledger, self.corpus.dense
-        chunks = [c for w in batch for c in w.rows.chunks]
-        replaced = ledger.stage([w.rows for w in batch])  # 1. ledger: pending
-        dense.delete(replaced)  # 2. Chroma
-        if chunks:
-            metas = [
-                chroma_metadata(c.doc_id, c.date_int, c.source_tier, w.doc.metadata)
-                for w in batch
-                for c in w.rows.chunks
-            ]
-            dense.add([c.chunk_id for c in chunks], vecs, metas)  # new ids: chunk ids carry a content hash
-        ledger.commit([w.doc.doc_id for w in batch])  # 3. ledger: live
-        for w in batch:
-            if w.is_update:
-                self.report.documents_updated += 1
-            else:
-                self.report.documents_added += 1
-            file_docs[w.path] -= 1
-            if file_docs[w.path] == 0 and w.path in file_stats:
-                ledger.record_source(w.path, *file_stats[w.path], len(ledger.doc_ids_for_path(w.path)))
-        self.report.passages_added += len(chunks)
-        self.report.passages_removed += len(replaced)
+        return work
 
     def remove_docs(self, doc_ids: Sequence[str]) -> int:
         ledger = self.corpus.ledger
@@ -431,6 +403,7 @@ class Ingestor:
         if not corpus_index.is_current(self.corpus):
             corpus_index.rebuild(self.corpus)
         self.report.add_time("index", time.perf_counter() - t)
+        self.corpus.ledger.clear_spare_embeddings()  # this run wrote whatever they were kept for
         counts = self.corpus.ledger.counts()
         self.report.documents_total = counts["documents"]
         self.report.passages_total = counts["chunks"]
@@ -447,6 +420,133 @@ class Ingestor:
         if it is None:
             return tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
         return tqdm(it, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
+
+
+class _Writer:
+    """Embeds and writes documents as they come, in batches of `batch_passages` passages: batch i+1
+    is embedded while batch i is written (the writer thread, SQLite and Chroma, mostly waits on I/O
+    and native code, so the encoder keeps the cores). Batches are written in order, one at a time,
+    each with the stage → Chroma → commit protocol; a document larger than a batch is staged in parts
+    and committed with its last one."""
+
+    def __init__(self, ingestor: Ingestor, run: _Pass):
+        self.ing, self.run = ingestor, run
+        self.queue: list[_Part] = []  # parts not yet embedded, in order
+        self.queued = 0
+        self.pending: Future[None] | None = None
+        self.bar: Any = None
+        self.threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-write")
+        # Vectors a killed run had computed and written for passages of documents it never committed.
+        self.spares = ingestor.corpus.ledger.spare_embeddings()
+
+    def __enter__(self) -> _Writer:
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        try:
+            if kind is None:
+                self._flush(final=True)
+                self._wait()
+        finally:
+            self.threads.shutdown(wait=True)
+            if self.bar is not None:
+                self.bar.close()
+
+    def add(self, work: list[_Work]) -> None:
+        n = 0
+        for w in work:
+            self.queue.append(_Part(w, 0, len(w.rows.chunks)))
+            n += len(w.rows.chunks)
+        self.queued += n
+        if n and self.ing.progress:
+            if self.bar is None:
+                self.bar = self.ing._bar(None, "embedding", unit="passage", total=n)
+            else:
+                self.bar.total += n  # the total grows as files are read
+        self._flush(final=False)
+
+    def _flush(self, final: bool) -> None:
+        while self.queue and (final or self.queued >= self.ing.batch_passages):
+            self._write(self._next_batch())
+
+    def _next_batch(self) -> list[_Part]:
+        """The next `batch_passages` queued passages, as parts of the documents they belong to."""
+        batch: list[_Part] = []
+        room = self.ing.batch_passages
+        while self.queue and (room > 0 or not batch):
+            part = self.queue[0]
+            take = min(room, part.hi - part.lo)
+            if take < part.hi - part.lo:  # the document goes on in the next batch
+                batch.append(_Part(part.work, part.lo, part.lo + take))
+                part.lo += take
+            else:
+                batch.append(self.queue.pop(0))
+            room -= take
+            self.queued -= take
+        return batch
+
+    def _write(self, batch: list[_Part]) -> None:
+        chunks = [c for p in batch for c in p.work.rows.chunks[p.lo : p.hi]]
+        t = time.perf_counter()
+        vecs = self._vectors([c.text for c in chunks], [c.chunk_id for c in chunks])
+        self.ing.report.add_time("encode", time.perf_counter() - t)
+        for c, v in zip(chunks, vecs, strict=True):
+            c.embedding = v
+        self._wait()  # re-raises a failed write before going on
+        self.pending = self.threads.submit(self._write_batch, batch, vecs)
+
+    def _vectors(self, texts: list[str], chunk_ids: list[str]) -> np.ndarray:
+        vecs = np.zeros((len(texts), self.ing.embedder.identity.dim), dtype=np.float32)
+        todo = []
+        for i, (text, cid) in enumerate(zip(texts, chunk_ids, strict=True)):
+            spare = self.spares.pop(cid, None)
+            if spare is not None and spare[0] == text:
+                vecs[i] = spare[1]
+            else:
+                todo.append(i)
+        done = self.bar.update if self.bar is not None else None
+        if done is not None and len(todo) < len(texts):
+            done(len(texts) - len(todo))
+        if todo:
+            vecs[todo] = self.ing.embedder.encode([texts[i] for i in todo], done=done)
+        self.ing.report.passages_reused += len(texts) - len(todo)
+        return vecs
+
+    def _wait(self) -> None:
+        t = time.perf_counter()
+        if self.pending is not None:
+            self.pending.result()
+            self.pending = None
+        self.ing.report.add_time("wait_for_writes", time.perf_counter() - t)
+
+    def _write_batch(self, batch: list[_Part], vecs: np.ndarray) -> None:
+        ledger, dense, report, run = self.ing.corpus.ledger, self.ing.corpus.dense, self.ing.report, self.run
+        starting = [
+            StagedDoc(p.work.rows.doc, p.work.rows.sections, p.work.rows.chunks[p.lo : p.hi]) for p in batch if p.first
+        ]
+        more = [c for p in batch if not p.first for c in p.work.rows.chunks[p.lo : p.hi]]
+        replaced = ledger.stage(starting, more)  # 1. ledger: pending
+        dense.delete(replaced)  # 2. Chroma
+        ids = [c.chunk_id for p in batch for c in p.work.rows.chunks[p.lo : p.hi]]
+        if ids:
+            metas = [
+                chroma_metadata(c.doc_id, c.date_int, c.source_tier, p.work.doc.metadata)
+                for p in batch
+                for c in p.work.rows.chunks[p.lo : p.hi]
+            ]
+            dense.add(ids, vecs, metas)  # new ids: chunk ids carry a content hash
+        done = [p.work for p in batch if p.last]
+        ledger.commit([w.doc.doc_id for w in done])  # 3. ledger: live
+        for w in done:
+            if w.is_update:
+                report.documents_updated += 1
+            else:
+                report.documents_added += 1
+            run.file_docs[w.path] -= 1
+            if run.file_docs[w.path] == 0 and w.path in run.file_stats:
+                ledger.record_source(w.path, *run.file_stats[w.path], len(ledger.doc_ids_for_path(w.path)))
+        report.passages_added += len(ids)
+        report.passages_removed += len(replaced)
 
 
 class _LogProgress:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -48,6 +49,9 @@ CREATE TABLE IF NOT EXISTS chunks (
     date_int INTEGER NOT NULL, source_tier TEXT NOT NULL, embedding BLOB NOT NULL, status TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE TABLE IF NOT EXISTS spare_embeddings (
+    chunk_id TEXT PRIMARY KEY, text TEXT NOT NULL, embedding BLOB NOT NULL
+);
 CREATE INDEX IF NOT EXISTS chunks_status ON chunks(status);
 """
 
@@ -103,6 +107,7 @@ class StagedDoc:
 class Ledger:
     def __init__(self, path: Path, readonly: bool = False):
         self.path = path
+        self._lock = threading.RLock()
         if readonly:
             self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         else:
@@ -119,7 +124,9 @@ class Ledger:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        with self.db:  # commits on success, rolls back on an exception
+        # One connection serves ingest's reader thread and its writer thread: a transaction must not
+        # be committed by another thread's halfway through (reads need no lock: SQLite serializes them).
+        with self._lock, self.db:  # commits on success, rolls back on an exception
             yield self.db
 
     # -- meta ---------------------------------------------------------------------------------
@@ -228,9 +235,10 @@ class Ledger:
         return {"documents": int(docs), "chunks": int(chunks)}
 
     # -- the three-step write -----------------------------------------------------------------
-    def stage(self, staged: Sequence[StagedDoc]) -> list[str]:
-        """Write new documents' rows as pending; mark the passages they replace `deleting`.
-        Returns the ids of the replaced passages (the caller deletes them from Chroma)."""
+    def stage(self, staged: Sequence[StagedDoc], more: Sequence[ChunkRow] = ()) -> list[str]:
+        """Write new documents' rows as pending; mark the passages they replace `deleting`. `more` are
+        further passages of documents staged earlier and not committed yet (a large document is
+        staged in parts). Returns the ids of the replaced passages (the caller deletes them from Chroma)."""
         replaced: list[str] = []
         with self.transaction() as db:
             existing = self._existing([s.doc.doc_id for s in staged], db)
@@ -285,8 +293,7 @@ class Ledger:
                         c.source_tier,
                         c.embedding.astype(np.float32).tobytes(),
                     )
-                    for s in staged
-                    for c in s.chunks
+                    for c in [c for s in staged for c in s.chunks] + list(more)
                 ],
             )
         return replaced
@@ -325,6 +332,12 @@ class Ledger:
         """Delete every row an interrupted write left behind. Returns the paths of the documents that
         were pending (their files must be loaded again)."""
         with self.transaction() as db:
+            # The vectors of passages written but never committed: the run that loads these files
+            # again takes them instead of embedding the same text twice (a kill late in a large file).
+            db.execute(
+                "INSERT OR REPLACE INTO spare_embeddings SELECT chunk_id, text, embedding FROM chunks "
+                "WHERE status = 'pending'"
+            )
             paths = [r[0] for r in db.execute("SELECT DISTINCT path FROM documents WHERE status != 'live'")]
             doc_ids = [r[0] for r in db.execute("SELECT doc_id FROM documents WHERE status != 'live'")]
             db.execute("DELETE FROM chunks WHERE status != 'live'")
@@ -337,6 +350,15 @@ class Ledger:
             if doc_ids:
                 self._bump(db)
         return paths
+
+    def spare_embeddings(self) -> dict[str, tuple[str, np.ndarray]]:
+        """chunk id → (text, vector) of the passages an interrupted run had embedded (drop_unfinished)."""
+        rows = self.db.execute("SELECT chunk_id, text, embedding FROM spare_embeddings")
+        return {r[0]: (r[1], np.frombuffer(r[2], dtype=np.float32)) for r in rows}
+
+    def clear_spare_embeddings(self) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM spare_embeddings")
 
     def drop_documents(self, doc_ids: Iterable[str]) -> None:
         """Delete documents (and their rows) outright, e.g. ones Chroma lost."""
