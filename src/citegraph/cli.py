@@ -21,6 +21,7 @@ from citegraph.context import (
     LLM_SCOPES,
     RETRIEVAL_KNOBS,
     SENTENCE_RANKERS,
+    STRUCTURED_OUTPUT,
     ChunkingSettings,
     RetrievalSettings,
 )
@@ -84,6 +85,13 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="model requests in flight at once (default $CITEGRAPH_LLM_CONCURRENCY, else 1 for a server on "
         "this machine, 4 for any other)",
+    )
+    p.add_argument(
+        "--llm-structured-output",
+        choices=STRUCTURED_OUTPUT,
+        help="how the model is asked for JSON: a forced tool call (function_calling, the default), "
+        "a response format with the schema (json_schema: Ollama), JSON mode "
+        "(default $CITEGRAPH_LLM_STRUCTURED_OUTPUT)",
     )
     p.add_argument(
         "--deadline",
@@ -400,6 +408,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         llm_model=a.llm_model,
         llm_timeout_s=a.llm_timeout,
         llm_concurrency=a.llm_concurrency,
+        llm_structured_output=a.llm_structured_output,
         run_deadline_s=a.deadline,
         llm_scope=a.llm_scope,
         llm_picks=a.llm_picks,

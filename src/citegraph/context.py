@@ -138,6 +138,11 @@ JUDGE_THRESHOLDS = {"sentences": 0.62, "lexical": 0.58, "reader": 0.22}
 SENTENCE_RANKERS = ("learned", "lexical")
 LLM_PICKS = ("numbers", "quotes")
 
+# How a model is asked for JSON (langchain-openai's with_structured_output methods): a tool call the
+# model must make (OpenAI, vLLM, llama.cpp's server), or a response_format with the schema (OpenAI,
+# vLLM, Ollama, which does not honour a forced tool choice), or plain JSON mode.
+STRUCTURED_OUTPUT = ("function_calling", "json_schema", "json_mode")
+
 # The design's bound on the reconcile loop: a caller may ask for fewer rounds, never more.
 MAX_RECONCILE_ROUNDS = 2
 
@@ -201,6 +206,10 @@ class Deployment:
     # Retries of a rate-limited or failed (5xx) call; a timeout is never retried (it trips the breaker).
     llm_max_retries: int = 1
     llm_temperature: float = 0.0
+    # How structured output is asked for (STRUCTURED_OUTPUT): "json_schema" for Ollama.
+    llm_structured_output: str = field(
+        default_factory=lambda: _env("CITEGRAPH_LLM_STRUCTURED_OUTPUT", "function_calling") or "function_calling"
+    )
     # Model requests in flight at once (within one event loop: one question, or one server). None: 1
     # for a server on this machine, 4 for any other. llama.cpp's and Ollama's servers answer one
     # request at a time, and a request sent while another runs waits in their queue with its timeout
@@ -220,6 +229,11 @@ class Deployment:
         if self.llm_concurrency is not None and self.llm_concurrency < 1:
             raise InputError(
                 f"llm_concurrency (CITEGRAPH_LLM_CONCURRENCY) must be 1 or more, got {self.llm_concurrency}"
+            )
+        if self.llm_structured_output not in STRUCTURED_OUTPUT:
+            raise InputError(
+                f"unknown llm_structured_output {self.llm_structured_output!r} (CITEGRAPH_LLM_STRUCTURED_OUTPUT): "
+                f"use {', '.join(STRUCTURED_OUTPUT)}"
             )
         if not self.run_deadline_s > 0:
             raise InputError(f"run_deadline_s (CITEGRAPH_RUN_DEADLINE_S) must be positive, got {self.run_deadline_s!r}")

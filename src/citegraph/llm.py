@@ -1,7 +1,8 @@
 """The LLM engine's switch and its one code path: `langchain-openai`'s ChatOpenAI against any
 OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp's server), structured output through
-pydantic schemas with `method="function_calling"` (llama.cpp's server refuses OpenAI's json_schema
-response format; function calling works there and everywhere else).
+pydantic schemas, by default with `method="function_calling"` (a forced tool call: llama.cpp's server
+refuses OpenAI's json_schema response format; Ollama ignores a forced tool choice and takes
+`llm_structured_output="json_schema"`).
 
 `structured_call` never raises: a timeout, an HTTP error or output that does not parse returns
 (None, reason), and the node falls back to the extractive engine and records the reason.
@@ -189,7 +190,8 @@ async def structured_call(
     model = chat_model(ctx)
     if model is None:
         return None, None
-    runnable = model.with_structured_output(schema, method="function_calling")
+    method = ctx.deployment.llm_structured_output
+    runnable = model.with_structured_output(schema, method=method)  # type: ignore[arg-type]
     result, reason = await _call(ctx, lambda: runnable.ainvoke(prompt), deadline)
     if reason is not None:
         return None, reason

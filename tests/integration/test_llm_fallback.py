@@ -26,13 +26,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     spans: ClassVar[list[tuple[float, float]]] = []
     prompts: ClassVar[list[str]] = []
+    formats: ClassVar[list[str]] = []  # how each read call asked for its JSON
 
     def do_POST(self):
         type(self).calls += 1
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         asked = [t["function"]["name"] for t in body.get("tools", [])]
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+        if self.mode == "picks" and schema == "Picks":  # the same picks, asked for as a response format
+            type(self).prompts.append(body["messages"][-1]["content"])
+            type(self).formats.append("response_format")
+            message = {"role": "assistant", "content": json.dumps({"sentences": ["1.1", "2.1", "9.1"]})}
+            self._reply({"index": 0, "finish_reason": "stop", "message": message})
+            return
         if self.mode == "picks" and asked == ["Picks"]:  # read: two sentences, and two that do not exist
             type(self).prompts.append(body["messages"][-1]["content"])
+            type(self).formats.append("tool")
             args = json.dumps({"sentences": ["1.1", "2.1", "9.1", "1.99"]})
             call = {"id": "c1", "type": "function", "function": {"name": "Picks", "arguments": args}}
             message = {"role": "assistant", "tool_calls": [call]}
@@ -223,3 +232,26 @@ def test_no_model_reading_when_coverage_will_refuse(bad_endpoint, doc_folder: Pa
     _Handler.prompts = []
     assert not ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local").abstained
     assert len(_Handler.prompts) == 1, "a question the passages cover is read"
+
+
+def test_structured_output_as_a_response_format_for_servers_that_ignore_a_forced_tool_call(
+    bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
+):
+    """Ollama honours a response format with the schema, not a forced tool choice: with
+    llm_structured_output="json_schema" the request carries the schema as its response format, no
+    tools, and the reply's JSON content is read."""
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls, _Handler.prompts, _Handler.formats = "picks", 0, [], []
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask(
+        "How tall is Mount Etna?",
+        corpus=str(corpus),
+        llm_base_url=url,
+        llm_model="local",
+        llm_structured_output="json_schema",
+    )
+    assert _Handler.formats == ["response_format"]
+    assert not [f for f in answer.fallbacks if f.startswith(("read", "extract"))]
+    with pytest.raises(InputError, match=r"llm_structured_output.*json_schema"):
+        ask("How tall is Mount Etna?", corpus=str(corpus), llm_structured_output="xml")
