@@ -191,7 +191,7 @@ async def structured_call(
     if model is None:
         return None, None
     method = ctx.deployment.llm_structured_output
-    runnable = model.with_structured_output(schema, method=method)  # type: ignore[arg-type]
+    runnable = model.with_structured_output(schema, method=method)
     result, reason = await _call(ctx, lambda: runnable.ainvoke(prompt), deadline)
     if reason is not None:
         return None, reason
