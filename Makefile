@@ -66,6 +66,7 @@ lint: setup
 	$(BIN)/ruff check src tests training benchmarks
 	$(BIN)/ruff format --check src tests training benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # The benchmarks of docs/BENCHMARKS.md (needs ../shared/data; about an hour on 2 cores).
 DATA ?= ../shared/data
@@ -83,4 +84,4 @@ bench: setup
 	$(BIN)/citegraph eval density --corpus $(BENCH)/squad-dev --json --out bench-out/density-squad
 
 clean:
-	rm -rf $(VENV) .citegraph .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .citegraph .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
