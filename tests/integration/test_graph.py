@@ -354,3 +354,22 @@ def test_an_abstention_about_an_absent_name_shows_no_conflict_of_other_things(co
     answer = ask("How many litres per day does the Toronto water plant process?", corpus=str(corpus))
     assert answer.abstained and "Toronto" in answer.abstain_reason
     assert answer.contradictions == [] and "Conflicts" not in answer.render()
+
+
+def test_near_duplicates_that_differ_in_a_number_are_both_kept_and_disagree(tmp_path: Path, embedder):
+    """Two copies of one page that differ only in a number are near duplicates by embedding (cosine
+    above the dedup threshold): dropping the second would hide the disagreement (issue 14)."""
+    text = (
+        "The Harbour Tower survey. The Harbour Tower is {} metres tall, measured from the quay to the tip "
+        "of its mast. It was built of steel and glass and opened to visitors after the harbour works."
+    )
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "survey-a.txt").write_text(text.format(480))
+    (folder / "survey-b.txt").write_text(text.format(120))
+    a, b = embedder.encode([text.format(480), text.format(120)])
+    assert float(a @ b) > make_context().dedup_threshold  # near duplicates indeed
+    ingest([folder], tmp_path / "c", embedder=embedder)
+    answer, _, _ = run(tmp_path / "c", "How tall is the Harbour Tower?")
+    con = next(c for c in answer.contradictions if c.kind == "number")
+    assert {v.split()[0] for v in con.values} == {"480", "120"}
