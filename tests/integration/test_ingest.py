@@ -417,11 +417,11 @@ def test_a_large_document_is_written_in_parts_and_a_kill_loses_no_embedding(tmp_
     def crash_at_third_part(run):
         stage = run.corpus.ledger.stage
 
-        def counting(docs, more=()):
+        def counting(docs, more=(), sections=()):
             staged.append(len([c for d in docs for c in d.chunks]) + len(more))
             if len(staged) == 3:
                 raise KeyboardInterrupt("killed")
-            return stage(docs, more)
+            return stage(docs, more, sections)
 
         run.corpus.ledger.stage = counting  # type: ignore[method-assign]
 
@@ -456,3 +456,100 @@ def test_progress_shows_within_one_large_file(tmp_path: Path, embedder, capsys, 
     counts = [int(m.group(1)) for x in lines if (m := re.search(r"([\d,]+) of ([\d,]+) passages", x))]
     assert r.passages_added > 16 and len(counts) >= r.passages_added // 8  # at least a line per batch
     assert counts == sorted(counts) and counts[-1] == r.passages_added
+
+
+def test_a_large_document_being_updated_stays_searchable_until_its_new_version_is_whole(tmp_path: Path, embedder):
+    """The new version of a document larger than a batch is staged in parts; the old one is searchable
+    until the last part, and a kill before it leaves the old version whole (then the next run updates)."""
+    (tmp_path / "d").mkdir()
+    report = tmp_path / "d" / "report.txt"
+    report.write_text(_long_report(60))
+    corpus = tmp_path / "c"
+    batch = 8
+    ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch)
+    before = assert_consistent(corpus, embedder)
+    report.write_text(_long_report(60).replace("wells", "boreholes"))
+    calls = []
+
+    def crash_at_third_part(run):
+        stage = run.corpus.ledger.stage
+
+        def counting(docs, more=(), sections=()):
+            calls.append(len(docs))
+            if len(calls) == 3:
+                raise KeyboardInterrupt("killed")
+            return stage(docs, more, sections)
+
+        run.corpus.ledger.stage = counting  # type: ignore[method-assign]
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch, on_start=crash_at_third_part)
+    assert calls[:2] == [0, 0]  # the first parts stage passages only: the document row is the old one
+    r = ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch)
+    assert r.passages_reused == 2 * batch and r.documents_updated == 1
+    after = assert_consistent(corpus, embedder)
+    assert after.isdisjoint(before)
+    with Corpus.open(corpus, embedder.identity.as_dict()) as c:
+        db = c.ledger.db
+        (doc_id,) = {r[0] for r in db.execute("SELECT doc_id FROM documents")}
+        assert "boreholes" in c.ledger.get_document(doc_id).text
+        used = {r[0] for r in db.execute("SELECT DISTINCT section_id FROM chunks")}
+        assert {r[0] for r in db.execute("SELECT section_id FROM sections")} == used  # no orphan section
+
+
+def test_a_killed_update_leaves_the_old_version_whole(tmp_path: Path, embedder):
+    (tmp_path / "d").mkdir()
+    report = tmp_path / "d" / "report.txt"
+    report.write_text(_long_report(60))
+    corpus = tmp_path / "c"
+    ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=8)
+    before = assert_consistent(corpus, embedder)
+    report.write_text(_long_report(60).replace("wells", "boreholes"))
+    exe = Path(sys.executable).parent / "citegraph"
+    proc = subprocess.Popen(
+        [str(exe), "ingest", str(tmp_path / "d"), "--corpus", str(corpus), "--batch", "8", "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 300
+    db_path = corpus / "ledger.sqlite"
+    while time.time() < deadline and proc.poll() is None:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1)
+        try:
+            pending = db.execute("SELECT COUNT(*) FROM chunks WHERE status = 'pending'").fetchone()[0]
+            live = {r[0] for r in db.execute("SELECT chunk_id FROM chunks WHERE status = 'live'")}
+        finally:
+            db.close()
+        if pending >= 16:
+            assert live == before, "the old version is searchable while the new one is written"
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the ingest finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with Corpus.open(corpus, embedder.identity.as_dict()) as c:
+        assert set(c.ledger.live_chunk_ids()) == before
+        (doc_id,) = c.ledger.doc_ids_for_path(str(report))
+        assert "boreholes" not in c.ledger.get_document(doc_id).text
+
+
+def test_a_record_moved_and_edited_is_not_stuck(tmp_path: Path, embedder):
+    """x leaves a.jsonl and comes back edited in b.jsonl: refused there while a.jsonl held it, so it is
+    removed from a.jsonl, and the next run (b.jsonl had an error, so it is read again) adds it."""
+    d = tmp_path / "d"
+    d.mkdir()
+    x_old = json.dumps({"_id": "x", "text": "Record x says the tide was 3 metres."})
+    x_new = json.dumps({"_id": "x", "text": "Record x says the tide was 4 metres at noon."})
+    y = json.dumps({"_id": "y", "text": "Record y says the wind was 40 knots."})
+    (d / "a.jsonl").write_text(x_old + "\n" + y + "\n")
+    corpus = tmp_path / "c"
+    ingest([d], corpus, embedder=embedder)
+    (d / "a.jsonl").write_text(y + "\n")
+    (d / "b.jsonl").write_text(x_new + "\n")
+    first = ingest([d], corpus, embedder=embedder)
+    assert not first.ok and first.documents_removed == 1
+    second = ingest([d], corpus, embedder=embedder)
+    assert second.ok and second.documents_added == 1
+    with Corpus.open(corpus, embedder.identity.as_dict()) as c:
+        assert "4 metres" in c.ledger.get_document("x").text
+    assert len(assert_consistent(corpus, embedder)) == 2

@@ -72,7 +72,16 @@ def test_settings_refuse_passages_larger_than_the_window():
 
 def test_word_pieces_counted_in_windows_are_those_of_one_pass(embedder):
     """A long file is tokenized in windows cut at whitespace (memory): the offsets must not change."""
-    text = long_document() + "\n\nNaïve café — 東京 señor\u00a0x; Überprüfung, don't 3.14e-5 " * 40 + " " + "z" * 45
+    text = (
+        long_document()
+        + "\n\nNaïve café — 東京 señor\u00a0x; Überprüfung, don't 3.14e-5 [SEP] x[MASK]y " * 40
+        + " "
+        + "z" * 45
+        + " "
+        + "base64" * 30  # a run longer than the window: never cut inside
+        + "=="
+        + "ねこ" * 40
+    )
     one_pass = [a for a, _ in embedder._backend_tokenizer.encode(text, add_special_tokens=False).offsets]
-    for window in (50, 257, 4096, 10**9):
+    for window in (7, 50, 257, 4096, 10**9):
         assert list(embedder.token_starts([text], window=window)[0]) == one_pass

@@ -132,6 +132,9 @@ class _Pass:
     file_stats: dict[str, tuple[int, int]] = field(default_factory=dict)
     to_remove: list[str] = field(default_factory=list)
     after_removal: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # Documents this run found in a file and keeps (written, moved or unchanged): not removed with
+    # what vanished from another file, since they moved there.
+    kept: set[str] = field(default_factory=set)
 
 
 def _doc_row(doc: SourceDoc, path: str) -> DocRow:
@@ -283,6 +286,7 @@ class Ingestor:
                     self.report.documents_unchanged += n
                     for doc_id in ledger.doc_ids_for_path(path):
                         run.seen.setdefault(doc_id, path)
+                        run.kept.add(doc_id)
                     continue
                 if st.st_size > self.max_bytes:
                     size = st.st_size / 1024 / 1024
@@ -298,17 +302,23 @@ class Ingestor:
                 # No file to stat: unchanged documents are told by their content hash, and a document
                 # missing from a later call is kept (a caller may well ingest a source's documents in parts).
                 writer.add(self._take(run, str(group.path), group, None, replace))
+        pruned = []
         if prune:
             roots = [Path(p).expanduser().resolve() for p in paths]
             for src in ledger.source_paths():
                 sp = Path(src)
                 if not sp.exists() and any(sp.is_relative_to(r) for r in roots):
                     run.to_remove += ledger.doc_ids_for_path(src)
-                    ledger.forget_source(src)
+                    pruned.append(src)
         # A record that left one file for another read later this run is the same document, moved.
-        gone = [d for d in run.to_remove if d not in run.seen]
+        gone = [d for d in run.to_remove if d not in run.kept]
         if gone:
             self.remove_docs(gone)
+        for src in pruned:  # after the removal: a kill before it leaves the file to prune next time
+            ledger.forget_source(src)
+        # The files a killed run left unfinished were read again (recovery cleared their stats), so the
+        # vectors kept for them were taken; any left are for files this run was not asked to read: dropped.
+        ledger.clear_spare_embeddings()
         for path, stat in run.after_removal.items():
             ledger.record_source(path, *stat, len(ledger.doc_ids_for_path(path)))
 
@@ -349,6 +359,7 @@ class Ingestor:
                     )
                 )
                 continue
+            run.kept.add(doc.doc_id)
             if state and state[0] == doc.content_hash and state[1] == "live":
                 if state[2] != path:  # moved or copied to another file: the text is stored already
                     ledger.move_document(doc.doc_id, path)
@@ -403,7 +414,6 @@ class Ingestor:
         if not corpus_index.is_current(self.corpus):
             corpus_index.rebuild(self.corpus)
         self.report.add_time("index", time.perf_counter() - t)
-        self.corpus.ledger.clear_spare_embeddings()  # this run wrote whatever they were kept for
         counts = self.corpus.ledger.counts()
         self.report.documents_total = counts["documents"]
         self.report.passages_total = counts["chunks"]
@@ -521,11 +531,19 @@ class _Writer:
 
     def _write_batch(self, batch: list[_Part], vecs: np.ndarray) -> None:
         ledger, dense, report, run = self.ing.corpus.ledger, self.ing.corpus.dense, self.ing.report, self.run
-        starting = [
-            StagedDoc(p.work.rows.doc, p.work.rows.sections, p.work.rows.chunks[p.lo : p.hi]) for p in batch if p.first
-        ]
-        more = [c for p in batch if not p.first for c in p.work.rows.chunks[p.lo : p.hi]]
-        replaced = ledger.stage(starting, more)  # 1. ledger: pending
+        starting: list[StagedDoc] = []
+        sections: list[SectionRow] = []
+        more: list[ChunkRow] = []
+        for p in batch:
+            rows, chunks = p.work.rows, p.work.rows.chunks[p.lo : p.hi]
+            if p.first and (p.last or not p.work.is_update):
+                starting.append(StagedDoc(rows.doc, rows.sections, chunks))
+            elif p.last:  # an update's last part: now the old version goes (until here it was searchable)
+                starting.append(StagedDoc(rows.doc, [], chunks))
+            else:
+                sections += rows.sections if p.first else []
+                more += chunks
+        replaced = ledger.stage(starting, more, sections)  # 1. ledger: pending
         dense.delete(replaced)  # 2. Chroma
         ids = [c.chunk_id for p in batch for c in p.work.rows.chunks[p.lo : p.hi]]
         if ids:
@@ -655,14 +673,17 @@ def remove(
         run = Ingestor(corpus, emb, chunking, progress=False)
         run.recover()
         doc_ids: list[str] = []
+        files: list[str] = []
         for t in targets:
             by_path = corpus.ledger.doc_ids_for_path(str(Path(t).expanduser().resolve()))
             if by_path:
                 doc_ids += by_path
-                corpus.ledger.forget_source(str(Path(t).expanduser().resolve()))
+                files.append(str(Path(t).expanduser().resolve()))
             elif corpus.ledger.doc_state(t) is not None:
                 doc_ids.append(t)
             else:
                 run.report.skipped.append(Skipped(t, "no such document id or ingested path in this corpus"))
         run.remove_docs(doc_ids)
+        for f in files:  # after the removal: a kill before it leaves the file's documents findable by path
+            corpus.ledger.forget_source(f)
         return run.finish(started)

@@ -235,10 +235,15 @@ class Ledger:
         return {"documents": int(docs), "chunks": int(chunks)}
 
     # -- the three-step write -----------------------------------------------------------------
-    def stage(self, staged: Sequence[StagedDoc], more: Sequence[ChunkRow] = ()) -> list[str]:
-        """Write new documents' rows as pending; mark the passages they replace `deleting`. `more` are
-        further passages of documents staged earlier and not committed yet (a large document is
-        staged in parts). Returns the ids of the replaced passages (the caller deletes them from Chroma)."""
+    def stage(
+        self, staged: Sequence[StagedDoc], more: Sequence[ChunkRow] = (), sections: Sequence[SectionRow] = ()
+    ) -> list[str]:
+        """Write new documents' rows as pending; mark the passages they replace `deleting`. Returns the
+        ids of the replaced passages (the caller deletes them from Chroma).
+
+        A large document is staged in parts: `more` (and `sections`) are passages (and sections) of a
+        document whose row is staged with another part, earlier or, for a new version of a stored
+        document, with its last part, so that the old version stays searchable until then."""
         replaced: list[str] = []
         with self.transaction() as db:
             existing = self._existing([s.doc.doc_id for s in staged], db)
@@ -248,7 +253,12 @@ class Ledger:
                     for r in db.execute("SELECT chunk_id FROM chunks WHERE doc_id = ? AND status = 'live'", (doc_id,))
                 ]
                 db.execute("UPDATE chunks SET status = 'deleting' WHERE doc_id = ? AND status = 'live'", (doc_id,))
-                db.execute("DELETE FROM sections WHERE doc_id = ?", (doc_id,))
+                # The old version's sections (every section has a passage; the new ones have other ids).
+                db.execute(
+                    "DELETE FROM sections WHERE section_id IN "
+                    "(SELECT section_id FROM chunks WHERE doc_id = ? AND status = 'deleting')",
+                    (doc_id,),
+                )
             db.executemany(
                 "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending') "
                 "ON CONFLICT(doc_id) DO UPDATE SET title = excluded.title, source = excluded.source, "
@@ -273,7 +283,10 @@ class Ledger:
             )
             db.executemany(
                 "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
-                [(x.section_id, x.doc_id, x.idx, x.start, x.end, x.n_tokens) for s in staged for x in s.sections],
+                [
+                    (x.section_id, x.doc_id, x.idx, x.start, x.end, x.n_tokens)
+                    for x in [x for s in staged for x in s.sections] + list(sections)
+                ],
             )
             db.executemany(
                 "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 'pending')",
@@ -345,6 +358,8 @@ class Ledger:
                 db.execute("DELETE FROM sections WHERE doc_id = ?", (doc_id,))
                 db.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             db.execute("DELETE FROM documents WHERE status != 'live'")
+            # The sections of a new version whose passages were still pending (its old version is kept).
+            db.execute("DELETE FROM sections WHERE section_id NOT IN (SELECT section_id FROM chunks)")
             for p in paths:  # make sure the next ingest reloads these files instead of skipping them
                 db.execute("DELETE FROM sources WHERE path = ?", (p,))
             if doc_ids:
