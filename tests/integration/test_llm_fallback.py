@@ -47,6 +47,18 @@ class _Handler(BaseHTTPRequestHandler):
             message = {"role": "assistant", "tool_calls": [call]}
             self._reply({"index": 0, "finish_reason": "tool_calls", "message": message})
             return
+        if self.mode == "unsupported" and asked == ["Written"]:  # write: a height no fact states
+            args = json.dumps({"sentences": [{"text": "Mount Etna is 9,999 metres tall.", "fact_ids": [1]}]})
+            call = {"id": "c1", "type": "function", "function": {"name": "Written", "arguments": args}}
+            self._reply(
+                {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [call]}}
+            )
+            return
+        if self.mode == "unsupported" and body.get("logprobs"):  # judge: a plain "Yes"
+            self._reply({"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"}})
+            return
+        if self.mode == "unsupported":
+            self.mode = "error"  # (an instance attribute: this request only) every other node falls back
         if self.mode == "timed":  # answers each call 0.2 s later (output that does not parse), noting when
             start = time.monotonic()
             time.sleep(0.2)
@@ -255,3 +267,33 @@ def test_structured_output_as_a_response_format_for_servers_that_ignore_a_forced
     assert not [f for f in answer.fallbacks if f.startswith(("read", "extract"))]
     with pytest.raises(InputError, match=r"llm_structured_output.*json_schema"):
         ask("How tall is Mount Etna?", corpus=str(corpus), llm_structured_output="xml")
+
+
+@pytest.mark.parametrize("threshold, abstains", [(0.99, True), (0.05, False)])
+def test_extractive_sentences_stand_in_for_unsupported_model_ones_only_where_the_extractive_judge_answers(
+    threshold, abstains, bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
+):
+    """The model judged that the facts answer, then wrote a sentence they do not support (dropped): the
+    extractive sentences stand in only if the extractive judge would answer too; otherwise the answer
+    abstains and says why (on real documents the stand-ins were topical sentences that do not answer)."""
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls = "unsupported", 0
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask(
+        "How tall is Mount Etna?",
+        corpus=str(corpus),
+        llm_base_url=url,
+        llm_model="local",
+        llm_max_retries=0,
+        abstain_threshold=threshold,
+    )
+    assert answer.support_source == "model" and answer.support == 1.0
+    assert "9,999" not in answer.answer
+    assert any("failed validation" in f for f in answer.fallbacks)
+    assert answer.abstained == abstains
+    if abstains:
+        assert "not supported by the facts they cite" in answer.abstain_reason
+        assert f"below the threshold {threshold:.2f}" in answer.abstain_reason
+    else:
+        assert "3,357" in answer.answer

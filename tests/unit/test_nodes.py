@@ -294,6 +294,19 @@ def test_a_model_sentence_must_not_name_what_its_quotes_lack():
     assert "kazari" in dropped[0] and "貫子" in dropped[0] and "f3a9c01d2e4b" in dropped[1]
 
 
+def test_a_model_sentence_that_asks_the_question_back_is_no_answer():
+    """Seen on realdocs5 from the local 1.5B model: "To run mypy as a background server, which extra
+    dependency does mypy's package metadata pull in [1][2][3]?" as the whole answer."""
+    text = "Requires-Dist: psutil>=4.0; extra == 'dmypy'"
+    ev = Evidence(chunk_id="m:1:0", doc_id="m", title="mypy METADATA", text=text, span=(0, len(text)))
+    f = Fact(id="f", text=text, doc_id="m", chunk_id="m:1:0", span=(0, len(text)))
+    question = "To run mypy as a background server, which extra dependency does its metadata pull in?"
+    plan = [(question, ["f"]), ("The dmypy extra pulls in psutil>=4.0", ["f"])]
+    sentences, _, dropped = validate(plan, [f], [ev], from_model=True, question=question)
+    assert [s.text for s in sentences] == ["The dmypy extra pulls in psutil>=4.0 [1]."]
+    assert dropped and dropped[0].startswith("a question, not an answer")
+
+
 def test_the_codes_ids_in_a_model_sentence_are_stripped_not_quoted():
     text = "Perdiccas planned to marry Cleopatra, the sister of Alexander, in 323 BC."
     ev = Evidence(chunk_id="perd-1a2b3c4d:1:0", doc_id="perd-1a2b3c4d", title="Perdiccas", text=text, span=(0, 73))

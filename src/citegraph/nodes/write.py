@@ -186,6 +186,9 @@ def validate(
             dropped.append(f"no valid citation: {text[:80]}")
             continue
         if from_model:
+            if _MARK.sub("", text).rstrip().endswith("?"):  # the question asked back (seen from a 1.5B model)
+                dropped.append(f"a question, not an answer: {text[:80]}")
+                continue
             held = {n for f in cited for n in extract_numbers(f.text)}
             extra = [n for n in extract_numbers(_MARK.sub("", text)) if n not in held]
             if extra:
@@ -212,6 +215,25 @@ def validate(
             marks.append(refs[f.id].n)
         sentences.append(Sentence(text=_with_marks(text, marks), citations=marks))
     return sentences, list(refs.values()), dropped
+
+
+def stand_in_refused(ctx: Context, source: str, parts: dict[str, float]) -> str | None:
+    """Why the extractive engine's sentences may not stand in for a model's, or None when they may.
+    The model judged (source "model") that the facts answer; when its own sentences then fail
+    validation or its call fails, the extractive sentences are quoted only if the extractive judge
+    would have answered too: on real documents they were otherwise topical sentences that do not
+    answer ("What's the oldest Python cloudpickle can be installed on?" quoted "… the exact same
+    version of Python")."""
+    if source != "model":
+        return None
+    own = "sentences" if "sentences" in parts else "lexical"
+    support, threshold = parts.get(own, 0.0), ctx.threshold(own)
+    if support >= threshold:
+        return None
+    return (
+        f"the model's own sentences were not supported by the facts they cite, and the best support for "
+        f"an extractive answer is {support:.2f}, below the threshold {threshold:.2f}"
+    )
 
 
 class Written(BaseModel):
@@ -288,6 +310,11 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
                 plan, from_model = model_plan, True
             else:
                 fallback = "every sentence the model wrote failed validation: " + "; ".join(dropped[:3])
+    refused = None
+    if engine == "llm" and not from_model:  # (with llm_scope "judge" the extractive sentences are the answer)
+        refused = stand_in_refused(ctx, state.get("support_source", ""), base["support_parts"])
+    if refused:
+        plan = []  # the model judged the facts to answer, but wrote nothing they support
     sentences, refs, dropped = validate(
         plan, facts, state.get("evidence", []), from_model=from_model, question=question
     )
@@ -306,7 +333,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             update={
                 "abstained": True,
                 "answer": ABSTAIN,
-                "abstain_reason": "no sentence could be cited to retrieved evidence",
+                "abstain_reason": refused or "no sentence could be cited to retrieved evidence",
             }
         )
     detail = f"{len(sentences)} sentences, {len(refs)} references" + (f"; dropped {len(dropped)}" if dropped else "")
