@@ -59,6 +59,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.mode == "unsupported":
             self.mode = "error"  # (an instance attribute: this request only) every other node falls back
+        if self.mode == "fragment" and asked == ["Extraction"]:  # extract: a fragment, not a sentence
+            args = json.dumps({"facts": ["3,357 metres"]})
+            call = {"id": "c1", "type": "function", "function": {"name": "Extraction", "arguments": args}}
+            message = {"role": "assistant", "tool_calls": [call]}
+            self._reply({"index": 0, "finish_reason": "tool_calls", "message": message})
+            return
+        if self.mode == "fragment":
+            self.mode = "error"  # (this request only) every other node falls back
         if self.mode == "timed":  # answers each call 0.2 s later (output that does not parse), noting when
             start = time.monotonic()
             time.sleep(0.2)
@@ -297,3 +305,33 @@ def test_extractive_sentences_stand_in_for_unsupported_model_ones_only_where_the
         assert f"below the threshold {threshold:.2f}" in answer.abstain_reason
     else:
         assert "3,357" in answer.answer
+
+
+def test_a_fragment_the_model_quotes_stands_for_its_whole_sentence(
+    bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
+):
+    """Facts are sentences (issue 19): a model quoting "3,357 metres" from a passage gives the fact of
+    the sentence it lies in, never the fragment (the 1.5B model once quoted "guinea fowl")."""
+    _server, url = bad_endpoint
+    _Handler.mode, _Handler.calls = "fragment", 0
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    answer = ask(
+        "How tall is Mount Etna?",
+        corpus=str(corpus),
+        llm_base_url=url,
+        llm_model="local",
+        llm_max_retries=0,
+        llm_picks="quotes",
+    )
+    texts = [f.text for f in answer.facts]
+    assert "3,357 metres" not in texts
+    assert any("3,357 metres" in t and t.endswith(".") and len(t) > 40 for t in texts)
+    # The volcano passage's facts came from the model's quote: one extract fallback fewer than when
+    # every model call fails.
+    _Handler.mode = "error"
+    failing = ask(
+        "How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", llm_picks="quotes"
+    )
+    count = lambda a: sum(f.startswith("extract") for f in a.fallbacks)  # noqa: E731
+    assert count(answer) == count(failing) - 1

@@ -248,11 +248,20 @@ async def model_claims(
     got, fallback = await structured_call(ctx, Extraction, prompt, deadline)
     if got is None:
         return None, fallback
-    located = [locate(q, ev.text) for q in got.facts]
-    cands = [score_claim(ev.text[a:z], a) for span in located if span for a, z in [span]]
-    if got.facts and not cands:
+    located = [span for span in (locate(q, ev.text) for q in got.facts) if span]
+    if got.facts and not located:
         return None, "no quote the model gave was found verbatim in the passage"
-    return cands, None
+    # Facts are sentences: a quote stands for the candidate sentence it lies in, or the sentences it
+    # spans (the 1.5B model quoted "guinea fowl" as a fact, and a sentence was then written around it);
+    # a quote in no candidate sentence (code, a question, an instruction) is refused.
+    whole = [
+        c
+        for c in candidate_claims(question, ev.text)
+        if any((c.start <= a and z <= c.end) or (a <= c.start and c.end <= z) for a, z in located)
+    ]
+    if located and not whole:
+        return None, "the quotes the model gave lie in no sentence that can answer"
+    return whole, None
 
 
 async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
