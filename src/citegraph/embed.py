@@ -187,7 +187,7 @@ class Embedder:
         pass a 5 MB file took 860 MB for the tokenizer's encoding object and a list of Python ints."""
         out = []
         for text in texts:
-            pieces = _whitespace_pieces(text, window)
+            pieces = _word_safe_pieces(text, window)
             starts: array[int] = array("q")
             for a, b in pieces:  # one at a time: an encoding holds ~50 bytes a character until freed
                 e = self._backend_tokenizer.encode(text[a:b], add_special_tokens=False)
@@ -252,7 +252,7 @@ def default_identity() -> dict[str, Any]:
 _CUT = re.compile(r"[\s!-/:-@\[\\^-`{-~]")
 
 
-def _whitespace_pieces(text: str, window: int) -> list[tuple[int, int]]:
+def _word_safe_pieces(text: str, window: int) -> list[tuple[int, int]]:
     """(start, end) pieces covering `text`, each cut just before a whitespace or punctuation character:
     at the last one within `window` characters, or, in a longer run without any, at the first after it
     (a run is never cut, so the word pieces are those of one pass)."""

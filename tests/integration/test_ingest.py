@@ -405,6 +405,24 @@ def _long_report(n: int) -> str:
     )
 
 
+def _killed_at_stage(n: int, staged: list[tuple[int, int]]):
+    """An on_start hook: the run is interrupted at its n-th ledger stage, after recording for each one
+    (passages staged with their document's row, passages staged without it)."""
+
+    def hook(run):
+        stage = run.corpus.ledger.stage
+
+        def counting(docs, more=(), sections=()):
+            staged.append((len([c for d in docs for c in d.chunks]), len(more)))
+            if len(staged) == n:
+                raise KeyboardInterrupt("killed")
+            return stage(docs, more, sections)
+
+        run.corpus.ledger.stage = counting  # type: ignore[method-assign]
+
+    return hook
+
+
 def test_a_large_document_is_written_in_parts_and_a_kill_loses_no_embedding(tmp_path: Path, embedder):
     """A document larger than a batch is staged in parts and becomes visible only whole; a run killed
     between parts leaves nothing half-visible, and the next run embeds only what was not written."""
@@ -412,22 +430,10 @@ def test_a_large_document_is_written_in_parts_and_a_kill_loses_no_embedding(tmp_
     (tmp_path / "d" / "report.txt").write_text(_long_report(60))
     corpus = tmp_path / "c"
     batch = 8
-    staged = []
-
-    def crash_at_third_part(run):
-        stage = run.corpus.ledger.stage
-
-        def counting(docs, more=(), sections=()):
-            staged.append(len([c for d in docs for c in d.chunks]) + len(more))
-            if len(staged) == 3:
-                raise KeyboardInterrupt("killed")
-            return stage(docs, more, sections)
-
-        run.corpus.ledger.stage = counting  # type: ignore[method-assign]
-
+    staged: list[tuple[int, int]] = []
     with pytest.raises(KeyboardInterrupt):
-        ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch, on_start=crash_at_third_part)
-    assert staged == [batch, batch, batch]  # one document, staged in parts of a batch each
+        ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch, on_start=_killed_at_stage(3, staged))
+    assert [docs + more for docs, more in staged] == [batch, batch, batch]  # one document, in parts of a batch
     with Corpus.open(corpus, embedder.identity.as_dict()) as c:
         assert c.ledger.live_chunk_ids() == [] and c.ledger.counts()["documents"] == 0  # nothing half-visible
 
@@ -469,22 +475,11 @@ def test_a_large_document_being_updated_stays_searchable_until_its_new_version_i
     ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch)
     before = assert_consistent(corpus, embedder)
     report.write_text(_long_report(60).replace("wells", "boreholes"))
-    calls = []
-
-    def crash_at_third_part(run):
-        stage = run.corpus.ledger.stage
-
-        def counting(docs, more=(), sections=()):
-            calls.append(len(docs))
-            if len(calls) == 3:
-                raise KeyboardInterrupt("killed")
-            return stage(docs, more, sections)
-
-        run.corpus.ledger.stage = counting  # type: ignore[method-assign]
-
+    staged: list[tuple[int, int]] = []
     with pytest.raises(KeyboardInterrupt):
-        ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch, on_start=crash_at_third_part)
-    assert calls[:2] == [0, 0]  # the first parts stage passages only: the document row is the old one
+        ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch, on_start=_killed_at_stage(3, staged))
+    # The first parts stage passages only (their document row is staged with the last part: the old one stands).
+    assert [(0, batch), (0, batch)] == staged[:2]
     r = ingest([tmp_path / "d"], corpus, embedder=embedder, batch_passages=batch)
     assert r.passages_reused == 2 * batch and r.documents_updated == 1
     after = assert_consistent(corpus, embedder)

@@ -121,6 +121,19 @@ def bad_endpoint():
     _Handler.release.clear()
 
 
+@pytest.fixture()
+def ask_local(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+    """ask() against the misbehaving endpoint over the test documents, ingested once for the test."""
+    _server, url = bad_endpoint
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+
+    def go(question: str = "How tall is Mount Etna?", **settings):
+        return ask(question, corpus=str(corpus), llm_base_url=url, llm_model="local", **settings)
+
+    return go
+
+
 @pytest.mark.parametrize("mode", ["error", "garbage"])
 def test_failing_model_falls_back_to_the_extractive_engine(
     mode, bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
@@ -254,48 +267,27 @@ def test_no_model_reading_when_coverage_will_refuse(bad_endpoint, doc_folder: Pa
     assert len(_Handler.prompts) == 1, "a question the passages cover is read"
 
 
-def test_structured_output_as_a_response_format_for_servers_that_ignore_a_forced_tool_call(
-    bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
-):
+def test_structured_output_as_a_response_format_for_servers_that_ignore_a_forced_tool_call(ask_local):
     """Ollama honours a response format with the schema, not a forced tool choice: with
     llm_structured_output="json_schema" the request carries the schema as its response format, no
     tools, and the reply's JSON content is read."""
-    _server, url = bad_endpoint
     _Handler.mode, _Handler.calls, _Handler.prompts, _Handler.formats = "picks", 0, [], []
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
-    answer = ask(
-        "How tall is Mount Etna?",
-        corpus=str(corpus),
-        llm_base_url=url,
-        llm_model="local",
-        llm_structured_output="json_schema",
-    )
+    answer = ask_local(llm_structured_output="json_schema")
     assert _Handler.formats == ["response_format"]
     assert not [f for f in answer.fallbacks if f.startswith(("read", "extract"))]
     with pytest.raises(InputError, match=r"llm_structured_output.*json_schema"):
-        ask("How tall is Mount Etna?", corpus=str(corpus), llm_structured_output="xml")
+        ask_local(llm_structured_output="xml")
 
 
 @pytest.mark.parametrize("threshold, abstains", [(0.99, True), (0.05, False)])
 def test_extractive_sentences_stand_in_for_unsupported_model_ones_only_where_the_extractive_judge_answers(
-    threshold, abstains, bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
+    threshold, abstains, ask_local
 ):
     """The model judged that the facts answer, then wrote a sentence they do not support (dropped): the
     extractive sentences stand in only if the extractive judge would answer too; otherwise the answer
     abstains and says why (on real documents the stand-ins were topical sentences that do not answer)."""
-    _server, url = bad_endpoint
     _Handler.mode, _Handler.calls = "unsupported", 0
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
-    answer = ask(
-        "How tall is Mount Etna?",
-        corpus=str(corpus),
-        llm_base_url=url,
-        llm_model="local",
-        llm_max_retries=0,
-        abstain_threshold=threshold,
-    )
+    answer = ask_local(llm_max_retries=0, abstain_threshold=threshold)
     assert answer.support_source == "model" and answer.support == 1.0
     assert "9,999" not in answer.answer
     assert any("failed validation" in f for f in answer.fallbacks)
@@ -307,31 +299,17 @@ def test_extractive_sentences_stand_in_for_unsupported_model_ones_only_where_the
         assert "3,357" in answer.answer
 
 
-def test_a_fragment_the_model_quotes_stands_for_its_whole_sentence(
-    bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
-):
+def test_a_fragment_the_model_quotes_stands_for_its_whole_sentence(ask_local):
     """Facts are sentences (issue 19): a model quoting "3,357 metres" from a passage gives the fact of
     the sentence it lies in, never the fragment (the 1.5B model once quoted "guinea fowl")."""
-    _server, url = bad_endpoint
     _Handler.mode, _Handler.calls = "fragment", 0
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
-    answer = ask(
-        "How tall is Mount Etna?",
-        corpus=str(corpus),
-        llm_base_url=url,
-        llm_model="local",
-        llm_max_retries=0,
-        llm_picks="quotes",
-    )
+    answer = ask_local(llm_max_retries=0, llm_picks="quotes")
     texts = [f.text for f in answer.facts]
     assert "3,357 metres" not in texts
     assert any("3,357 metres" in t and t.endswith(".") and len(t) > 40 for t in texts)
     # The volcano passage's facts came from the model's quote: one extract fallback fewer than when
     # every model call fails.
     _Handler.mode = "error"
-    failing = ask(
-        "How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", llm_picks="quotes"
-    )
+    failing = ask_local(llm_picks="quotes")
     count = lambda a: sum(f.startswith("extract") for f in a.fallbacks)  # noqa: E731
     assert count(answer) == count(failing) - 1
