@@ -22,6 +22,7 @@ from citegraph.context import (
     RETRIEVAL_KNOBS,
     SENTENCE_RANKERS,
     STRUCTURED_OUTPUT,
+    SUPPORT_CHECK,
     ChunkingSettings,
     RetrievalSettings,
 )
@@ -129,6 +130,13 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         metavar="T",
         help="abstain below this support (default: the judge's own, chosen for right answers minus wrong "
         "ones: sentences 0.62, lexical 0.58, reader 0.22; lower it for more answers, and more wrong ones)",
+    )
+    p.add_argument(
+        "--support-check",
+        type=float,
+        metavar="P",
+        help="with a model: drop a sentence it writes when the learned support check gives its cited quotes less "
+        f"than this probability of saying it (default {SUPPORT_CHECK}; 0: only its names and numbers are checked)",
     )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
 
@@ -415,6 +423,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         judge=a.judge,
         sentence_ranker=a.sentence_ranker,
         abstain_threshold=a.abstain_threshold,
+        support_check=a.support_check,
     )
     from citegraph.store.corpus import require_corpus
 

@@ -15,7 +15,9 @@ tensors ship, in fp16 (models/reader-minilm.safetensors); the rest are the packa
 
 The same architecture with other weights is the answer-sentence scorer (`get_sentence_scorer`): which
 of a passage's sentences states the answer (training/train_sentences.py; models/sentences-minilm).
-Extraction ranks candidate sentences by it; the reader judges whole passages.
+Extraction ranks candidate sentences by it; the reader judges whole passages. A third set of weights is
+the support check on a model's sentences (`get_support_checker`: do the cited quotes say it?
+training/train_support.py; models/support-minilm).
 
 Both run with onnxruntime from an export cached on disk (onnx_cache.py; torch only makes the export and
 is the fallback), keyed by the tuned weights' hash, so new weights get a new export.
@@ -38,6 +40,7 @@ log = logging.getLogger(__name__)
 
 WEIGHTS = Path(__file__).parent / "models" / "reader-minilm.safetensors"
 SENTENCE_WEIGHTS = Path(__file__).parent / "models" / "sentences-minilm.safetensors"
+SUPPORT_WEIGHTS = Path(__file__).parent / "models" / "support-minilm.safetensors"
 # Question and passage together, in word pieces: the model's window.
 MAX_LENGTH = 256
 _PROBE = (
@@ -160,6 +163,24 @@ def get_sentence_scorer() -> Reader:
     """The process-wide answer-sentence scorer: P(this sentence, after its document's title, states the
     answer), read as `sentence_text(title, sentence)`."""
     return _get(SENTENCE_WEIGHTS)
+
+
+def get_support_checker() -> Reader:
+    """The process-wide support check (issue 19): P(the quotes say what the sentence says), read as
+    (sentence, `evidence_text(quotes)`) (training/train_support.py: VitaminC's claims and evidence)."""
+    return _get(SUPPORT_WEIGHTS)
+
+
+def evidence_text(quotes: list[tuple[str, str]]) -> str:
+    """(title, quote) pairs as the support check reads them: "Title: quote", a document's title once
+    before its quotes, as VitaminC writes its evidence."""
+    parts: list[str] = []
+    last = None
+    for title, quote in quotes:
+        title = title.replace("_", " ")
+        parts.append(quote if title == last or not title else f"{title}: {quote}")
+        last = title
+    return " ".join(parts)
 
 
 def sentence_text(title: str, sentence: str) -> str:

@@ -172,6 +172,10 @@ class Answer(BaseModel):
         default_factory=dict, description="Every judge's score computed for this question (lexical, reader, model)"
     )
     searched: list[str] = Field(default_factory=list, description="What was searched, for an abstention")
+    dropped: list[str] = Field(
+        default_factory=list,
+        description="Sentences the model wrote that its cited facts do not support, each with why: not in the answer",
+    )
     warnings: list[str] = Field(
         default_factory=list, description="Retrieved passages that read as instructions to a model (not used)"
     )

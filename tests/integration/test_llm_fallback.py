@@ -17,6 +17,7 @@ import pytest
 from citegraph.api import ask
 from citegraph.errors import InputError
 from citegraph.ingest.pipeline import ingest
+from citegraph.prompts import ABSTAIN
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -47,17 +48,20 @@ class _Handler(BaseHTTPRequestHandler):
             message = {"role": "assistant", "tool_calls": [call]}
             self._reply({"index": 0, "finish_reason": "tool_calls", "message": message})
             return
-        if self.mode == "unsupported" and asked == ["Written"]:  # write: a height no fact states
-            args = json.dumps({"sentences": [{"text": "Mount Etna is 9,999 metres tall.", "fact_ids": [1]}]})
+        if self.mode in ("unsupported", "declines") and asked == ["Written"]:
+            # write: a height no fact states, or the sentence a model was told the system says when the
+            # facts do not answer
+            text = "Mount Etna is 9,999 metres tall." if self.mode == "unsupported" else ABSTAIN
+            args = json.dumps({"sentences": [{"text": text, "fact_ids": [1]}]})
             call = {"id": "c1", "type": "function", "function": {"name": "Written", "arguments": args}}
             self._reply(
                 {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [call]}}
             )
             return
-        if self.mode == "unsupported" and body.get("logprobs"):  # judge: a plain "Yes"
+        if self.mode in ("unsupported", "declines") and body.get("logprobs"):  # judge: a plain "Yes"
             self._reply({"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"}})
             return
-        if self.mode == "unsupported":
+        if self.mode in ("unsupported", "declines"):
             self.mode = "error"  # (an instance attribute: this request only) every other node falls back
         if self.mode == "fragment" and asked == ["Extraction"]:  # extract: a fragment, not a sentence
             args = json.dumps({"facts": ["3,357 metres"]})
@@ -291,12 +295,24 @@ def test_extractive_sentences_stand_in_for_unsupported_model_ones_only_where_the
     assert answer.support_source == "model" and answer.support == 1.0
     assert "9,999" not in answer.answer
     assert any("failed validation" in f for f in answer.fallbacks)
+    # The sentence the model wrote is kept out of the answer, not out of sight: it and why it went.
+    assert answer.dropped == ["number(s) 9999 not in the cited facts: Mount Etna is 9,999 metres tall."]
     assert answer.abstained == abstains
     if abstains:
         assert "not supported by the facts they cite" in answer.abstain_reason
         assert f"below the threshold {threshold:.2f}" in answer.abstain_reason
     else:
         assert "3,357" in answer.answer
+
+
+def test_when_the_model_writes_that_the_facts_do_not_answer_the_answer_abstains(ask_local):
+    """Told to write nothing when the facts do not answer, the model wrote the sentence the system says
+    then (the local 1.5B model did so on SQuAD questions): no extractive quote stands in, whatever its
+    support, and the reason says who decided."""
+    _Handler.mode, _Handler.calls = "declines", 0
+    answer = ask_local(llm_max_retries=0, abstain_threshold=0.05)
+    assert answer.support_source == "model" and answer.abstained and not answer.sentences
+    assert answer.abstain_reason == "the model found that the facts do not answer the question"
 
 
 def test_a_fragment_the_model_quotes_stands_for_its_whole_sentence(ask_local):

@@ -294,6 +294,20 @@ def test_a_model_sentence_must_not_name_what_its_quotes_lack():
     assert "kazari" in dropped[0] and "貫子" in dropped[0] and "f3a9c01d2e4b" in dropped[1]
 
 
+def test_a_name_that_begins_with_an_accented_capital_is_a_name_too():
+    """Seen from the local 1.5B model on SQuAD: "Ögedei Khan was appointed Genghis Khan's successor",
+    citing a quote that names none of his sons; "Ögedei" passed while only A-Z began a name."""
+    text = "He decided to divide his empire among his sons, while appointing one of them as his successor."
+    ev = Evidence(chunk_id="g:1:0", doc_id="g", title="Genghis Khan", text=text, span=(0, len(text)))
+    f = Fact(id="f", text=text, doc_id="g", chunk_id="g:1:0", span=(0, len(text)))
+    question = "Who was appointed Genghis Khan's successor?"
+    ogedei = "Ögedei Khan was appointed Genghis Khan's successor"
+    plan = [(ogedei, ["f"]), ("Genghis Khan's successor was a son", ["f"])]
+    sentences, _, dropped = validate(plan, [f], [ev], from_model=True, question=question)
+    assert [s.text for s in sentences] == ["Genghis Khan's successor was a son [1]."]
+    assert dropped == [f"Ögedei Khan: not in the cited facts or the question: {ogedei}"]
+
+
 def test_a_model_sentence_that_asks_the_question_back_is_no_answer():
     """Seen on realdocs5 from the local 1.5B model: "To run mypy as a background server, which extra
     dependency does mypy's package metadata pull in [1][2][3]?" as the whole answer."""

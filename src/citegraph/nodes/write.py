@@ -13,8 +13,11 @@ in its passage at its span. References are numbered in order of first citation, 
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -25,6 +28,7 @@ from citegraph.llm import structured_call, text_call
 from citegraph.nodes import reply, trace, with_trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import ABSTAIN, DIRECT, WRITE, fence
+from citegraph.reader import evidence_text, get_support_checker
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, Sentence
 from citegraph.state import State, resolved_mode
 from citegraph.text import answerability as ans
@@ -155,20 +159,32 @@ def without_bookkeeping(text: str, facts: list[Fact]) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split()))
 
 
-def validate(
+@dataclass
+class Checked:
+    """One planned sentence after the checks: its text (a model's without our ids), the facts it may
+    cite, and why it is dropped (None: it stays)."""
+
+    text: str
+    cited: list[Fact]
+    why: str | None = None
+
+
+def check_plan(
     plan: list[tuple[str, list[str]]],
     facts: list[Fact],
     evidence: list[Evidence],
     from_model: bool,
     question: str = "",
-) -> tuple[list[Sentence], list[Reference], list[str]]:
-    """Sentences with [n] markers and their reference list; plus what was dropped and why. A model's
-    sentence must bring no number, name, quoted term or id its cited facts (or the question) lack."""
+    supports: Callable[[str, list[Fact]], float] | None = None,
+    floor: float = 0.0,
+) -> list[Checked]:
+    """Each planned sentence checked: it must cite a fact extracted from retrieved evidence, whose
+    quote is still at its span; a model's sentence must also bring no number, name, quoted term or id
+    its cited facts (or the question) lack, must not be a question, and, with `supports` (the learned
+    check: P(the cited facts say it)), must score at least `floor`."""
     by_id = {f.id: f for f in facts}
     passages = {e.chunk_id: e for e in evidence}
-    refs: dict[str, Reference] = {}
-    sentences: list[Sentence] = []
-    dropped: list[str] = []
+    out: list[Checked] = []
     for text, ids in plan:
         if from_model:
             text = without_bookkeeping(text, facts)
@@ -182,24 +198,62 @@ def validate(
             if ev.text[a:z] != f.text:
                 continue  # the quote is not where it claims to be
             cited.append(f)
-        if not cited:
-            dropped.append(f"no valid citation: {text[:80]}")
+        why = _refusal(text, cited, from_model, question)
+        if why is None and from_model and supports is not None:
+            p = supports(_MARK.sub("", text), cited)
+            if p < floor:
+                why = f"its cited facts do not say it (support check {p:.2f} < {floor:.2f})"
+        out.append(Checked(text, cited, why))
+    return out
+
+
+def _refusal(text: str, cited: list[Fact], from_model: bool, question: str) -> str | None:
+    if not cited:
+        return "no valid citation"
+    if not from_model:
+        return None
+    bare = _MARK.sub("", text)
+    if bare.rstrip().endswith("?"):  # the question asked back (seen from a 1.5B model)
+        return "a question, not an answer"
+    held = {n for f in cited for n in extract_numbers(f.text)}
+    extra = [n for n in extract_numbers(bare) if n not in held]
+    if extra:
+        return f"number(s) {', '.join(extra)} not in the cited facts"
+    names = unsupported_terms(bare, [f"{f.title} {f.text}" for f in cited], question)
+    if names:
+        return f"{', '.join(names)}: not in the cited facts or the question"
+    return None
+
+
+def supported_by(sentence: str, cited: list[Fact]) -> float:
+    """The learned support check: P(the cited facts' quotes say what the sentence says)."""
+    evidence = evidence_text([(f.title, f.text) for f in cited])
+    return get_support_checker().probabilities(sentence, [evidence])[0]
+
+
+def validate(
+    plan: list[tuple[str, list[str]]],
+    facts: list[Fact],
+    evidence: list[Evidence],
+    from_model: bool,
+    question: str = "",
+) -> tuple[list[Sentence], list[Reference], list[str]]:
+    """Sentences with [n] markers and their reference list; plus what was dropped and why."""
+    return cite(check_plan(plan, facts, evidence, from_model, question), evidence)
+
+
+def cite(checked: list[Checked], evidence: list[Evidence]) -> tuple[list[Sentence], list[Reference], list[str]]:
+    """The sentences that passed, numbered by first citation, one reference per quoted fact."""
+    passages = {e.chunk_id: e for e in evidence}
+    refs: dict[str, Reference] = {}
+    sentences: list[Sentence] = []
+    dropped: list[str] = []
+    for c in checked:
+        if c.why:
+            dropped.append(f"{c.why}: {c.text[:80]}")
             continue
-        if from_model:
-            if _MARK.sub("", text).rstrip().endswith("?"):  # the question asked back (seen from a 1.5B model)
-                dropped.append(f"a question, not an answer: {text[:80]}")
-                continue
-            held = {n for f in cited for n in extract_numbers(f.text)}
-            extra = [n for n in extract_numbers(_MARK.sub("", text)) if n not in held]
-            if extra:
-                dropped.append(f"number(s) {', '.join(extra)} not in the cited facts: {text[:80]}")
-                continue
-            names = unsupported_terms(_MARK.sub("", text), [f"{f.title} {f.text}" for f in cited], question)
-            if names:
-                dropped.append(f"{', '.join(names)}: not in the cited facts or the question: {text[:80]}")
-                continue
         marks = []
-        for f in cited:
+        for f in c.cited:
             if f.id not in refs:
                 refs[f.id] = Reference(
                     n=len(refs) + 1,
@@ -213,8 +267,13 @@ def validate(
                     locator=(f"p. {f.page}, " if f.page else "") + f"chars {f.span[0]}-{f.span[1]}",
                 )
             marks.append(refs[f.id].n)
-        sentences.append(Sentence(text=_with_marks(text, marks), citations=marks))
+        sentences.append(Sentence(text=_with_marks(c.text, marks), citations=marks))
     return sentences, list(refs.values()), dropped
+
+
+def declines(text: str) -> bool:
+    """A model's sentence that only says the facts do not answer (the prompt's abstention sentence)."""
+    return " ".join(_MARK.sub("", text).lower().split()).rstrip(".") == ABSTAIN.lower().rstrip(".")
 
 
 def stand_in_refused(ctx: Context, source: str, parts: dict[str, float]) -> str | None:
@@ -280,6 +339,9 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     chosen = choose_facts(facts, state.get("supported", []), lost, limit)
     plan = extractive_plan(chosen, facts, contradictions, question)
     from_model, fallback = False, None
+    model_sentences: list[dict[str, Any]] = []
+    checked: list[Checked] = []
+    declined: str | None = None
     if engine == "llm" and chosen:
         numbered = {i + 1: f for i, f in enumerate(chosen)}
         conflicts = "".join(
@@ -301,23 +363,46 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             ),
         )
         got, fallback = await structured_call(ctx, Written, prompt, state.get("deadline"))
-        if got is not None and got.sentences:
-            model_plan = [(s.text, [numbered[i].id for i in s.fact_ids if i in numbered]) for s in got.sentences]
-            sentences, refs, dropped = validate(
-                model_plan, facts, state.get("evidence", []), from_model=True, question=question
+        written = [s for s in got.sentences if not declines(s.text)] if got is not None else []
+        if got is not None and not written:
+            # Asked to write nothing when the facts do not answer, the model wrote nothing (or only the
+            # sentence the system says then): the facts it was given do not answer, and no quote of
+            # them should stand in as if they did.
+            declined = "the model found that the facts do not answer the question"
+        if written:
+            model_plan = [(s.text, [numbered[i].id for i in s.fact_ids if i in numbered]) for s in written]
+            # In a worker thread: the learned check reads each sentence with its quotes (CPU-bound).
+            checked = await asyncio.to_thread(
+                check_plan,
+                model_plan,
+                facts,
+                state.get("evidence", []),
+                True,
+                question,
+                supported_by if ctx.support_check > 0 else None,
+                ctx.support_check,
             )
-            if sentences:
+            # Every sentence the model wrote, with the facts it cites and why it was dropped, if it was:
+            # what a user stepping through the run sees, and what the support check is measured on.
+            model_sentences = [
+                {"text": c.text, "facts": ids, "dropped": c.why}
+                for c, (_, ids) in zip(checked, model_plan, strict=True)
+            ]
+            if any(c.why is None for c in checked):
                 plan, from_model = model_plan, True
             else:
-                fallback = "every sentence the model wrote failed validation: " + "; ".join(dropped[:3])
-    refused = None
-    if engine == "llm" and not from_model:  # (with llm_scope "judge" the extractive sentences are the answer)
+                fallback = "every sentence the model wrote failed validation: " + "; ".join(
+                    f"{c.why}: {c.text[:80]}" for c in checked[:3]
+                )
+    refused = declined
+    if engine == "llm" and not from_model and not refused:  # (llm_scope "judge": the extractive sentences answer)
         refused = stand_in_refused(ctx, state.get("support_source", ""), base["support_parts"])
     if refused:
         plan = []  # the model judged the facts to answer, but wrote nothing they support
-    sentences, refs, dropped = validate(
-        plan, facts, state.get("evidence", []), from_model=from_model, question=question
-    )
+    if from_model:  # checked above, the learned check included
+        sentences, refs, dropped = cite(checked, state.get("evidence", []))
+    else:
+        sentences, refs, dropped = validate(plan, facts, state.get("evidence", []), from_model=False)
     answer = Answer(
         **base,
         answer=" ".join(s.text for s in sentences),
@@ -327,6 +412,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         contradictions=bearing(
             contradictions, facts, ctx.min_fact_relevance, {i for _, ids in plan for i in ids}, question
         ),
+        dropped=[f"{s['dropped']}: {s['text']}" for s in model_sentences if s["dropped"]],
     )
     if not sentences:  # nothing survived validation: say so rather than return an empty answer
         answer = answer.model_copy(
@@ -337,6 +423,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             }
         )
     detail = f"{len(sentences)} sentences, {len(refs)} references" + (f"; dropped {len(dropped)}" if dropped else "")
-    event = trace("write", engine, started, fallback, detail)
+    decided = {"model_sentences": model_sentences} if model_sentences else {}
+    event = trace("write", engine, started, fallback, detail, decided)
     answer = with_trace(answer, [*state.get("trace", []), event])
     return {"answer": answer, "trace": [event], **reply(state, answer)}

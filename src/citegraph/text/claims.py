@@ -39,7 +39,10 @@ _DATE = re.compile(
     rf"(?:{_MONTHS})\.?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}}|(?:1[5-9]|20)\d{{2}}s?)\b",
     re.IGNORECASE,
 )
-_ENTITY = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|for|de|la|du|der|von|van|and|&)?\s*[A-Z][\w'’.-]*)*")
+# Capital letters of the Latin scripts, accented ones included: "Ögedei", "Émile" and "Łódź" are names too
+# (a model's "Ögedei Khan", absent from its quote, passed the support check when only A-Z began a name).
+_UPPER = "".join(c for c in map(chr, range(0x250)) if c.isupper())
+_ENTITY = re.compile(rf"\b[{_UPPER}][\w'’.-]*(?:\s+(?:of|the|for|de|la|du|der|von|van|and|&)?\s*[{_UPPER}][\w'’.-]*)*")
 _HEDGE = re.compile(
     r"\b(may|might|could|possibly|perhaps|probably|likely|unlikely|suggests?|appears?|seems?|"
     r"believed?|thinks?|hopes?|estimated?|approximately|about|around|roughly|reportedly|allegedly|"
