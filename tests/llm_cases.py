@@ -21,7 +21,14 @@ CASES = {
     "judge-etna": ("How tall is Mount Etna?", "judge"),
     # On the topic, with a date, so the lexical score passes it; but no passage says when Etna first erupted.
     "judge-first-eruption": ("When did Mount Etna first erupt?", "judge"),
+    # Issue 19, two questions of the unanswerable set over their own paragraphs (WIKIPEDIA below), that
+    # the model once answered "New claims on Antarctica have been suspended since 1959" and "The Japanese
+    # term for young pigeons is 'kazari'": neither may be answered with what the passages do not say.
+    "suspended-1995": ("What has been suspended since 1995?", "all"),
+    "young-pigeons": ("What is the Japanese term for young pigeons?", "all"),
 }
+# The cases whose right outcome is an abstention.
+ABSTAINS = {"suspended-1995", "young-pigeons"}
 
 
 # A poisoned page beside the test documents: every recorded case runs with it in the corpus, so the
@@ -33,12 +40,17 @@ INJECTED = {
 }
 
 
+# Two paragraphs of the unanswerable set, as they are there (tests/data/README.md).
+WIKIPEDIA = Path(__file__).parent / "data" / "wiki-paragraphs"
+
+
 def build_corpus(folder: Path, corpus: Path, embedder) -> Path:
     from citegraph.ingest.pipeline import ingest
     from conftest import DOCS
 
     folder.mkdir(parents=True, exist_ok=True)
-    for name, text in {**DOCS, **INJECTED}.items():
+    wiki = {p.name: p.read_text(encoding="utf-8") for p in sorted(WIKIPEDIA.glob("*.txt"))}
+    for name, text in {**DOCS, **INJECTED, **wiki}.items():
         (folder / name).write_text(text)
     ingest([folder], corpus, embedder=embedder)
     return corpus

@@ -135,7 +135,7 @@ JUDGES = ("reader", "lexical", "sentences")
 # scorer's on session 11's dev mixture, the lexical score's on session 9's (with the lexical ranker),
 # the reader's in session 8 (docs/BENCHMARKS.md). `abstain_threshold` overrides them all.
 JUDGE_THRESHOLDS = {"sentences": 0.62, "lexical": 0.58, "reader": 0.22}
-SUPPORT_CHECK = 0.0  # the learned check is off until its weights ship
+SUPPORT_CHECK = 0.4
 SENTENCE_RANKERS = ("learned", "lexical")
 LLM_PICKS = ("numbers", "quotes")
 

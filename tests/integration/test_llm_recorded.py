@@ -11,7 +11,7 @@ import pytest
 
 from citegraph.context import Context
 from citegraph.text.claims import extract_numbers
-from llm_cases import CASES, CASSETTES, build_corpus, run_case, vcr_config
+from llm_cases import ABSTAINS, CASES, CASSETTES, build_corpus, run_case, vcr_config
 
 ROOT = Path("/tmp/citegraph-llm-cases")  # the recording's folder: document ids hash the path
 
@@ -29,11 +29,13 @@ def replay(name: str, corpus: Path):
     assert cassette.exists(), f"record it: .venv/bin/python tests/record_llm.py ({cassette})"
     with vcr_config().use_cassette(str(cassette), record_mode="none", allow_playback_repeats=True):
         answer = run_case(name, corpus)
-    assert answer.fallbacks == [], "a request did not match the recording, or a recorded reply failed"
+    # A sentence the checks refuse is a fallback of write's too; anything else is a request that did not
+    # match the recording, or a recorded reply that failed.
+    assert [f for f in answer.fallbacks if "failed validation" not in f] == []
     return answer
 
 
-@pytest.mark.parametrize("name", sorted(n for n, (_, scope) in CASES.items() if scope == "all"))
+@pytest.mark.parametrize("name", sorted(n for n, (_, scope) in CASES.items() if scope == "all" and n not in ABSTAINS))
 def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
     answer = replay(name, corpus)
     assert answer.engine == "llm" and answer.support_source == "model"
@@ -43,6 +45,9 @@ def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
     assert answer.facts and all(f.answer_p is not None for f in answer.facts)
     assert "sentences" in answer.support_parts
     assert all(s.citations for s in answer.sentences)
+    # The model's sentences restate their quotes ("Mount Etna … standing 3,357 metres tall"): the support
+    # check keeps every one of them.
+    assert answer.dropped == [] and answer.fallbacks == []
     refs = {r.n: r for r in answer.references}
     for s in answer.sentences:
         held = {n for c in s.citations for n in extract_numbers(refs[c].quote)}
@@ -86,3 +91,27 @@ def test_model_judge_abstains_where_the_lexical_score_would_answer(corpus: Path)
     judged = replay("judge-first-eruption", corpus)
     assert judged.abstained and judged.support_source == "model" and judged.support < Context().model_abstain_threshold
     assert "the model judged the passages not to state the answer" in judged.abstain_reason
+
+
+def test_an_answer_to_another_question_is_not_given(corpus: Path):
+    """Issue 19: "What has been suspended since 1995?" over a paragraph that says new claims on
+    Antarctica "have been suspended since 1959". The model once answered with the 1959 sentence, every
+    word of it quoted; no passage mentions 1995, so nothing found answers this question."""
+    answer = replay("suspended-1995", corpus)
+    assert answer.abstained and not answer.sentences
+    assert "1995" in answer.abstain_reason
+
+
+def test_a_term_the_passages_do_not_give_is_not_answered(corpus: Path):
+    """Issue 19: "What is the Japanese term for young pigeons?" over a paragraph that mentions "squabs
+    (young pigeons)" and "Japanese quail" but gives no Japanese term (the model once answered 'kazari')."""
+    answer = replay("young-pigeons", corpus)
+    # The model judged the passages to answer and wrote "The Japanese term for young pigeons is squabs",
+    # citing "… includes guinea fowl and squabs (young pigeons)": every word in the quote or the
+    # question, but the name "Japanese" only in the question (the learned check gives it 0.73: its miss).
+    assert answer.support_source == "model" and answer.support >= Context().model_abstain_threshold
+    assert answer.dropped == [
+        "Japanese: not in the cited facts: The Japanese term for young pigeons is squabs."
+    ]
+    assert answer.abstained and not answer.sentences
+    assert "not supported by the facts they cite" in answer.abstain_reason

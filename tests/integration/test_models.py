@@ -16,7 +16,7 @@ import pytest
 from citegraph.embed import Embedder, default_model_path
 from citegraph.ingest.pipeline import ingest
 from citegraph.onnx_cache import bert_feeds, default_cache_dir
-from citegraph.reader import SENTENCE_WEIGHTS, Reader, get_sentence_scorer
+from citegraph.reader import SENTENCE_WEIGHTS, SUPPORT_WEIGHTS, Reader, get_sentence_scorer, get_support_checker
 
 LONG_QUESTION = ("How tall is Mount Etna, the volcano on the east coast of Sicily? " * 32)[:2000]
 PAIRS = [
@@ -48,12 +48,12 @@ def test_onnx_and_torch_agree_on_vectors_and_probabilities(embedder):
     texts = [p for _, p in PAIRS]
     torch_vecs = Embedder(use_onnx=False).encode(texts)
     assert np.allclose(embedder.encode(texts), torch_vecs, atol=1e-5)
-    scorer = get_sentence_scorer()
-    assert scorer._session is not None, "the default scorer runs through onnxruntime"
-    reference = Reader(weights=SENTENCE_WEIGHTS, use_onnx=False)
-    for question, passage in PAIRS:
-        ours = scorer.probabilities(question, [passage, "Bees."])
-        assert np.allclose(ours, reference.probabilities(question, [passage, "Bees."]), atol=1e-5)
+    for scorer, weights in [(get_sentence_scorer(), SENTENCE_WEIGHTS), (get_support_checker(), SUPPORT_WEIGHTS)]:
+        assert scorer._session is not None, f"{weights.name} runs through onnxruntime"
+        reference = Reader(weights=weights, use_onnx=False)
+        for question, passage in PAIRS:
+            ours = scorer.probabilities(question, [passage, "Bees."])
+            assert np.allclose(ours, reference.probabilities(question, [passage, "Bees."]), atol=1e-5)
 
 
 def test_a_damaged_export_is_made_again(tmp_path: Path):

@@ -74,3 +74,27 @@ def test_the_sentence_scorer_prefers_the_sentence_that_states_the_answer_to_the_
     ps = get_sentence_scorer().probabilities(question, [sentence_text("tar(1)", s) for s in sentences])
     assert max(range(3), key=lambda i: ps[i]) == 1, ps
     assert get_sentence_scorer() is get_sentence_scorer() and get_sentence_scorer() is not get_reader()
+
+
+def test_the_support_check_passes_what_the_quote_says_and_not_what_it_does_not():
+    """The shipped support check (issue 19) at the default threshold, on a quote about Etna: restatements
+    pass; a changed place or a claim the quote does not make does not. (It is weaker on a word turned
+    into its opposite: docs/BENCHMARKS.md.)"""
+    from citegraph.context import Context
+    from citegraph.reader import evidence_text, get_support_checker
+
+    quote = (
+        "Mount Etna is an active stratovolcano on the east coast of Sicily. It is the highest Italian mountain "
+        "south of the Alps, standing 3,357 metres tall."
+    )
+    evidence = evidence_text([("Mount Etna", quote)])
+    floor = Context().support_check
+    check = get_support_checker()
+    for said in ["Mount Etna is 3,357 metres tall.", "Mount Etna stands on the east coast of Sicily."]:
+        assert check.probabilities(said, [evidence])[0] >= floor, said
+    for unsaid in [
+        "Mount Etna is on the west coast of Sicily.",
+        "Mount Etna is an extinct volcano.",
+        "Mount Etna last erupted in 2021.",
+    ]:
+        assert check.probabilities(unsaid, [evidence])[0] < floor, unsaid

@@ -221,7 +221,7 @@ def _refusal(text: str, cited: list[Fact], from_model: bool, question: str) -> s
         return f"number(s) {', '.join(extra)} not in the cited facts"
     names = unsupported_terms(bare, [f"{f.title} {f.text}" for f in cited], question)
     if names:
-        return f"{', '.join(names)}: not in the cited facts or the question"
+        return f"{', '.join(names)}: not in the cited facts"
     return None
 
 
