@@ -110,8 +110,6 @@ def test_a_term_the_passages_do_not_give_is_not_answered(corpus: Path):
     # citing "… includes guinea fowl and squabs (young pigeons)": every word in the quote or the
     # question, but the name "Japanese" only in the question (the learned check gives it 0.73: its miss).
     assert answer.support_source == "model" and answer.support >= Context().model_abstain_threshold
-    assert answer.dropped == [
-        "Japanese: not in the cited facts: The Japanese term for young pigeons is squabs."
-    ]
+    assert answer.dropped == ["Japanese: not in the cited facts: The Japanese term for young pigeons is squabs."]
     assert answer.abstained and not answer.sentences
     assert "not supported by the facts they cite" in answer.abstain_reason
