@@ -1,5 +1,6 @@
 """The lexical floor of the support check on a model's sentence (issue 19): what a sentence names must
-be in its cited quotes or in the question. A citation means the cited text says it.
+be in its cited quotes (names) or in them or the question (quoted terms, words of other scripts). A
+citation means the cited text says it.
 
 "The Japanese term for young pigeons is 'kazari' (Japanese: 貫子) [1]", citing a quote that reads
 `guinea fowl`, names 'kazari' and 貫子, which neither the quote nor the question holds: it does not pass.
@@ -7,7 +8,7 @@ Numbers are checked by the writer already (nodes/write.py); this adds the names,
 other scripts, and the ids the code uses for its own bookkeeping (which must never reach an answer).
 
 It is a floor, not a proof: a sentence made only of words its quote holds can still say something the
-quote does not. The words that carry a claim beyond these are left to a learned check.
+quote does not. Above it the writer runs the learned check (reader.get_support_checker).
 """
 
 from __future__ import annotations
