@@ -41,7 +41,7 @@ from citegraph.api import graph_input, make_context
 from citegraph.eval.datasets import load_dataset
 from citegraph.eval.documents import load_questions
 from citegraph.graph import builder
-from citegraph.nodes.write import _refusal, declines, write_answer
+from citegraph.nodes.write import declines, refusal, write_answer
 from citegraph.schemas import Fact
 
 GRAPH = builder.compile(checkpointer=InMemorySaver())
@@ -102,12 +102,12 @@ def collect(args: argparse.Namespace) -> None:
 
 
 def floor(row: dict) -> str | None:
-    """Why the checks before the learned one drop the sentence (write._refusal), or None."""
+    """Why the checks before the learned one drop the sentence (write.refusal), or None."""
     cited = [
         Fact(id=str(i), text=q["text"], title=q["title"], doc_id="d", chunk_id="c", span=(0, len(q["text"])))
         for i, q in enumerate(row["quotes"])
     ]
-    return _refusal(row["sentence"], cited, True, row["question"])
+    return refusal(row["sentence"], cited, True, row["question"])
 
 
 def half(row: dict) -> str:

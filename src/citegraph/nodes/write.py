@@ -198,7 +198,7 @@ def check_plan(
             if ev.text[a:z] != f.text:
                 continue  # the quote is not where it claims to be
             cited.append(f)
-        why = _refusal(text, cited, from_model, question)
+        why = refusal(text, cited, from_model, question)
         if why is None and from_model and supports is not None:
             p = supports(_MARK.sub("", text), cited)
             if p < floor:
@@ -207,7 +207,8 @@ def check_plan(
     return out
 
 
-def _refusal(text: str, cited: list[Fact], from_model: bool, question: str) -> str | None:
+def refusal(text: str, cited: list[Fact], from_model: bool, question: str) -> str | None:
+    """Why a planned sentence with these valid citations is dropped before the learned check, or None."""
     if not cited:
         return "no valid citation"
     if not from_model:
