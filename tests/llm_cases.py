@@ -14,18 +14,27 @@ CASSETTES = Path(__file__).parent / "data" / "cassettes"
 # Qwen2.5-Coder-1.5B-Instruct Q4_K_M); replay never connects to it.
 BASE_URL = "http://127.0.0.1:8765/v1"
 MODEL = "local"
-# name: (question, llm_scope). "judge" cases: the model only judges whether the passages answer.
+# name: (question, llm_scope, llm_write). "judge" cases: the model only judges whether the passages
+# answer. "quotes": the model picks the facts that answer and the answer quotes them; "prose": it writes.
 CASES = {
-    "etna": ("How tall is Mount Etna?", "all"),
-    "bees": ("What share of their colonies did US beekeepers lose between April 2019 and April 2020?", "all"),
-    "judge-etna": ("How tall is Mount Etna?", "judge"),
+    "etna": ("How tall is Mount Etna?", "all", "prose"),
+    "bees": ("What share of their colonies did US beekeepers lose between April 2019 and April 2020?", "all", "prose"),
+    "judge-etna": ("How tall is Mount Etna?", "judge", "quotes"),
     # On the topic, with a date, so the lexical score passes it; but no passage says when Etna first erupted.
-    "judge-first-eruption": ("When did Mount Etna first erupt?", "judge"),
+    "judge-first-eruption": ("When did Mount Etna first erupt?", "judge", "quotes"),
     # Issue 19, two questions of the unanswerable set over their own paragraphs (WIKIPEDIA below), that
     # the model once answered "New claims on Antarctica have been suspended since 1959" and "The Japanese
     # term for young pigeons is 'kazari'": neither may be answered with what the passages do not say.
-    "suspended-1995": ("What has been suspended since 1995?", "all"),
-    "young-pigeons": ("What is the Japanese term for young pigeons?", "all"),
+    "suspended-1995": ("What has been suspended since 1995?", "all", "prose"),
+    "young-pigeons": ("What is the Japanese term for young pigeons?", "all", "prose"),
+    # The model picks, the code quotes.
+    "etna-quotes": ("How tall is Mount Etna?", "all", "quotes"),
+    "bees-quotes": (
+        "What share of their colonies did US beekeepers lose between April 2019 and April 2020?",
+        "all",
+        "quotes",
+    ),
+    "young-pigeons-quotes": ("What is the Japanese term for young pigeons?", "all", "quotes"),
 }
 # The cases whose right outcome is an abstention.
 ABSTAINS = {"suspended-1995", "young-pigeons"}
@@ -57,13 +66,14 @@ def build_corpus(folder: Path, corpus: Path, embedder) -> Path:
 
 
 def run_case(name: str, corpus: Path) -> Answer:
-    question, scope = CASES[name]
+    question, scope, write = CASES[name]
     return ask(
         question,
         corpus=str(corpus),
         llm_base_url=BASE_URL,
         llm_model=MODEL,
         llm_scope=scope,
+        llm_write=write,
         llm_max_retries=0,
         llm_timeout_s=600,
         passages_precise=3,

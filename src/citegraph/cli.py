@@ -19,6 +19,7 @@ from citegraph.context import (
     JUDGES,
     LLM_PICKS,
     LLM_SCOPES,
+    LLM_WRITES,
     RETRIEVAL_KNOBS,
     SENTENCE_RANKERS,
     STRUCTURED_OUTPUT,
@@ -111,6 +112,12 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         choices=LLM_PICKS,
         help="with a model: it picks a passage's facts by sentence numbers, the code quoting them (default), "
         "or by quotes of its own",
+    )
+    p.add_argument(
+        "--llm-write",
+        choices=LLM_WRITES,
+        help="with a model: it picks the facts that answer and the answer quotes them, its value first "
+        "(quotes), or it writes sentences of its own, each support-checked (prose, default)",
     )
     p.add_argument(
         "--judge",
@@ -420,6 +427,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
         run_deadline_s=a.deadline,
         llm_scope=a.llm_scope,
         llm_picks=a.llm_picks,
+        llm_write=a.llm_write,
         judge=a.judge,
         sentence_ranker=a.sentence_ranker,
         abstain_threshold=a.abstain_threshold,

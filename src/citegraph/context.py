@@ -138,6 +138,7 @@ JUDGE_THRESHOLDS = {"sentences": 0.62, "lexical": 0.58, "reader": 0.22}
 SUPPORT_CHECK = 0.4
 SENTENCE_RANKERS = ("learned", "lexical")
 LLM_PICKS = ("numbers", "quotes")
+LLM_WRITES = ("quotes", "prose")
 
 # How a model is asked for JSON (langchain-openai's with_structured_output methods): a tool call the
 # model must make (OpenAI, vLLM, llama.cpp's server), or a response_format with the schema (OpenAI,
@@ -293,6 +294,15 @@ class Context:
     llm_picks: Literal["numbers", "quotes"] = _knob(
         "numbers", "With a model: it picks a passage's facts by sentence numbers (the code quotes) or by quotes."
     )
+    # How the model writes the answer (nodes/write.py): it picks the facts that answer and the code
+    # quotes them, the answer's value first ("quotes": every sentence is the documents' own), or it
+    # writes sentences of its own, each kept only if the support check passes ("prose": a third of a
+    # small model's kept sentences were still unsupported, issue 19).
+    llm_write: Literal["quotes", "prose"] = _knob(
+        "prose",
+        "With a model: it picks the facts that answer and the answer quotes them, or it writes 'prose' of its "
+        "own (each sentence support-checked).",
+    )
     # How extraction picks each passage's answer sentences (nodes/extract.py): the "learned"
     # answer-sentence scorer (reader.get_sentence_scorer, training/train_sentences.py), its probability
     # averaged with lexical relevance, or "lexical" relevance alone.
@@ -388,6 +398,8 @@ class Context:
             raise InputError(f"unknown judge {self.judge!r}: use {', '.join(JUDGES)}")
         if self.llm_picks not in LLM_PICKS:
             raise InputError(f"unknown llm_picks {self.llm_picks!r}: use {' or '.join(LLM_PICKS)}")
+        if self.llm_write not in LLM_WRITES:
+            raise InputError(f"unknown llm_write {self.llm_write!r}: use {' or '.join(LLM_WRITES)}")
         if self.sentence_ranker not in SENTENCE_RANKERS:
             choices = " or ".join(SENTENCE_RANKERS)
             raise InputError(f"unknown sentence_ranker {self.sentence_ranker!r}: use {choices}")

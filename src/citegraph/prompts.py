@@ -87,6 +87,24 @@ Question: {question}
 {facts}"""
 )
 
+# The model chooses and the code quotes (llm_write "quotes", nodes/write.py): every sentence of the
+# answer is then a document's own; the short answer is kept only if it is the facts' exact words.
+PICK = (
+    """Which of the numbered facts state the answer to the question? Give their numbers in `fact_ids`,
+best first, at most {max_sentences}: only facts that say the answer itself, not facts that are only
+about the same topic. In `answer`, copy the words of those facts that are the answer (a number with its
+unit, a name, a date, a version, a setting), exactly as they are written there; leave it empty when the
+answer is a whole sentence. If no fact states the answer, return an empty list (the system will then
+say: "{abstain}").
+"""
+    + DATA_NOTE.format(tag="facts")
+    + """
+{conflicts}
+Question: {question}
+
+{facts}"""
+)
+
 # Answered with one token, "Yes" or "No"; the probability of "Yes" is the support for an answer.
 JUDGE = (
     """"""

@@ -35,7 +35,10 @@ def replay(name: str, corpus: Path):
     return answer
 
 
-@pytest.mark.parametrize("name", sorted(n for n, (_, scope) in CASES.items() if scope == "all" and n not in ABSTAINS))
+@pytest.mark.parametrize(
+    "name",
+    sorted(n for n, (_, scope, write) in CASES.items() if scope == "all" and write == "prose" and n not in ABSTAINS),
+)
 def test_llm_engine_on_recorded_responses(name: str, corpus: Path):
     answer = replay(name, corpus)
     assert answer.engine == "llm" and answer.support_source == "model"

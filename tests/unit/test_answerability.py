@@ -39,6 +39,9 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     q = "How many people died in the fire?"
     assert ans.the_value("number", "In 1999 twelve people died in the fire.", q) == "twelve"
     assert ans.answer_values("number", "It seats 5\nhundred people.", "How many does it seat?") == ["5 hundred"]
+    # A manual's section after a name is no count: "libxslt(3)" does not answer "how many levels deep".
+    text = "Adjust the depth of the template stack before libxslt(3) concludes it is looping (default 3000)."
+    assert ans.answer_values("number", text, "How many levels deep can templates nest?") == ["3000"]
     # A version is one of the product asked about: not HTTP/1.1, not the package's own release.
     q = "Which Python version does HTTPX need?"
     assert ans.answer_values("version", "HTTPX requires Python 3.8+.", q) == ["3.8+"]

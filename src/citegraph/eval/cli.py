@@ -9,7 +9,7 @@ import random
 import sys
 from typing import Any
 
-from citegraph.context import JUDGES, LLM_PICKS, LLM_SCOPES, SENTENCE_RANKERS
+from citegraph.context import JUDGES, LLM_PICKS, LLM_SCOPES, LLM_WRITES, SENTENCE_RANKERS
 from citegraph.errors import InputError
 from citegraph.eval import report
 
@@ -37,6 +37,7 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     e.add_argument("--llm-model")
     e.add_argument("--llm-scope", choices=LLM_SCOPES, help="the model runs every node, or only judges")
     e.add_argument("--llm-picks", choices=LLM_PICKS, help="the model picks facts by sentence numbers or quotes")
+    e.add_argument("--llm-write", choices=LLM_WRITES, help="the answer quotes the facts the model picks, or its prose")
     e.add_argument("--judge", choices=JUDGES, help="without a model: who judges (default sentences)")
     e.add_argument("--sentence-ranker", choices=SENTENCE_RANKERS, help="how answer sentences are picked")
     e.add_argument("--abstain-threshold", type=float, help="support below which to abstain (0: answer whatever covers)")
@@ -61,6 +62,7 @@ def add_parsers(esub: Any, add_retrieval_options: Any) -> None:
     e.add_argument("--llm-model")
     e.add_argument("--llm-scope", choices=LLM_SCOPES)
     e.add_argument("--llm-picks", choices=LLM_PICKS)
+    e.add_argument("--llm-write", choices=LLM_WRITES)
     e.add_argument("--json", action="store_true")
     e.add_argument("--out")
 
@@ -94,6 +96,7 @@ def answer_settings(a: argparse.Namespace) -> dict[str, Any]:
         "llm_model": a.llm_model,
         "llm_scope": a.llm_scope,
         "llm_picks": a.llm_picks,
+        "llm_write": a.llm_write,
         "judge": a.judge,
         "sentence_ranker": a.sentence_ranker,
         "abstain_threshold": a.abstain_threshold,

@@ -3,7 +3,11 @@
 Extractive engine: the best supported facts (relevance first, then weight; near-repeats skipped),
 each quoted as a sentence with its citation. Facts that lost a contradiction are not used; an
 unresolved contradiction on a used fact becomes a sentence that states both sides, each cited.
-LLM engine: the model writes sentences and names the facts each rests on.
+LLM engine, `llm_write` "quotes": the model reads more candidate facts than the answer holds, names
+those that state the answer, best first, and copies the answer's words from them; the code quotes the
+named facts as the extractive engine would, led by those words when a named fact holds them exactly
+(else by the value the rules find). Every sentence is then a document's own. "prose": the model writes
+sentences and names the facts each rests on, and each must pass the support check.
 
 Whatever wrote them, `validate` checks every sentence before the answer leaves the graph: a sentence
 with no citation, or citing a fact that was never extracted from retrieved evidence, is dropped; a
@@ -27,7 +31,7 @@ from citegraph.context import Context
 from citegraph.llm import structured_call, text_call
 from citegraph.nodes import reply, trace, with_trace
 from citegraph.nodes.contradictions import losers
-from citegraph.prompts import ABSTAIN, DIRECT, WRITE, fence
+from citegraph.prompts import ABSTAIN, DIRECT, PICK, WRITE, fence
 from citegraph.reader import evidence_text, get_support_checker
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, Sentence
 from citegraph.state import State, resolved_mode
@@ -58,7 +62,10 @@ def _similar(a: str, b: str) -> bool:
 KEEP_RELATIVE = 0.75
 
 
-def choose_facts(facts: list[Fact], supported: list[str], excluded: set[str], limit: int) -> list[Fact]:
+def choose_facts(
+    facts: list[Fact], supported: list[str], excluded: set[str], limit: int, relative: float = KEEP_RELATIVE
+) -> list[Fact]:
+    """The best supported facts, at most `limit`, each at least `relative` times as good as the first."""
     by_id = {f.id: f for f in facts}
 
     def score(f: Fact) -> float:
@@ -69,7 +76,7 @@ def choose_facts(facts: list[Fact], supported: list[str], excluded: set[str], li
     )
     chosen: list[Fact] = []
     for f in ranked:
-        if chosen and score(f) < KEEP_RELATIVE * score(chosen[0]):
+        if chosen and score(f) < relative * score(chosen[0]):
             break
         if not any(_similar(f.text, c.text) for c in chosen):
             chosen.append(f)
@@ -87,11 +94,43 @@ def lead_value(question: str, fact: Fact) -> str | None:
     return ans.the_value(kind, fact.text, question)
 
 
+# A model's short answer longer than this is a sentence, not a value.
+LEAD_WORDS = 12
+
+
+def quoted_lead(answer: str, chosen: list[Fact], question: str) -> tuple[str, Fact] | None:
+    """The model's short answer as the answer's lead, when it is a fact's exact words (whole words, any
+    case, the document's spelling kept), says more than the question and, when the question asks for a
+    number, date, version or code, holds one of the fact's (answerability.answer_values: not the "3" of
+    "libxslt(3)", not "PollIntervalMinSec" for "what is the lowest value"); else None."""
+    kind = ans.answer_type(question)
+    words = " ".join(answer.split()).strip(" .,;")
+    if not re.search(r"\w", words) or len(words.split()) > LEAD_WORDS:
+        return None
+    if set(tokenize(words)) <= set(tokenize(question)):
+        return None  # the question's own words ("the default port"), not an answer
+    pattern = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, words.split())) + r"(?!\w)", re.I)
+    for f in chosen:
+        text = " ".join(f.text.split())
+        m = pattern.search(text)
+        if not m or m.group(0) == text.rstrip(" ."):
+            continue
+        if kind in ans.VALUE_TYPES and not any(v in m.group(0) for v in ans.answer_values(kind, f.text, question)):
+            continue
+        return m.group(0), f
+    return None
+
+
 def extractive_plan(
-    chosen: list[Fact], facts: list[Fact], contradictions: list[Contradiction], question: str = ""
+    chosen: list[Fact],
+    facts: list[Fact],
+    contradictions: list[Contradiction],
+    question: str = "",
+    lead: tuple[str, Fact] | None = None,
 ) -> list[tuple[str, list[str]]]:
     """(sentence without markers, fact ids it cites) for each sentence of the answer: the asked value
-    first when there is one, then the quoted facts, then the conflicts still open."""
+    first when there is one (`lead`, else answerability's rules), then the quoted facts, then the
+    conflicts still open."""
     by_id = {f.id: f for f in facts}
     plan = [(f.text.strip(), [f.id]) for f in chosen]
     if chosen and question:
@@ -99,6 +138,8 @@ def extractive_plan(
         heading = by_id.get(top.under) if top.under else None
         source = heading or top  # a changelog entry takes its release number from the line it is under
         value = lead_value(question, source)
+        if lead is not None:
+            value, source = lead
         if value:
             plan.insert(0, (value, [source.id]))
         if heading is not None:
@@ -296,6 +337,49 @@ def stand_in_refused(ctx: Context, source: str, parts: dict[str, float]) -> str 
     )
 
 
+class Picked(BaseModel):
+    fact_ids: list[int] = Field(
+        default_factory=list, description="Numbers of the facts that state the answer, best first; empty if none does"
+    )
+    answer: str = Field(
+        default="",
+        description="The words of those facts that are the answer (a value with its unit, a name, a date, a "
+        "version), copied exactly; empty when the answer is a whole sentence",
+    )
+
+
+# With llm_write "quotes" the model chooses among more facts than an answer holds: the choice of the
+# fact that answers, where the extractive ranking put a topical one first, is what the model adds.
+PICK_CANDIDATES = 8
+
+
+def facts_prompt(
+    template: str, question: str, facts: list[Fact], contradictions: list[Contradiction], limit: int
+) -> tuple[str, dict[int, Fact]]:
+    """The prompt that shows the model these facts numbered (fenced: they are the documents' words), and
+    the facts by number."""
+    numbered = {i + 1: f for i, f in enumerate(facts)}
+    conflicts = "".join(
+        f"Sources disagree on {c.point}: {c.values[0]} vs {c.values[1]} ({c.resolution}).\n"
+        for c in contradictions
+        if c.severity != "minor"
+    )
+    prompt = template.format(
+        question=question,
+        max_sentences=limit,
+        abstain=ABSTAIN,
+        conflicts=("\n" + fence("facts", conflicts.strip()) + "\n") if conflicts else "",
+        facts=fence(
+            "facts",
+            "\n".join(
+                f"{i}. {f.text} ({clean_title(f.title) or f.doc_id}{', ' + f.date if f.date else ''})"
+                for i, f in numbered.items()
+            ),
+        ),
+    )
+    return prompt, numbered
+
+
 class Written(BaseModel):
     class Item(BaseModel):
         text: str = Field(description="One sentence of the answer, without citation markers")
@@ -339,30 +423,33 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     limit = max_sentences(ctx, state["query_class"])
     chosen = choose_facts(facts, state.get("supported", []), lost, limit)
     plan = extractive_plan(chosen, facts, contradictions, question)
-    from_model, fallback = False, None
+    from_model, picked_by_model, fallback = False, False, None
     model_sentences: list[dict[str, Any]] = []
     checked: list[Checked] = []
     declined: str | None = None
-    if engine == "llm" and chosen:
-        numbered = {i + 1: f for i, f in enumerate(chosen)}
-        conflicts = "".join(
-            f"Sources disagree on {c.point}: {c.values[0]} vs {c.values[1]} ({c.resolution}).\n"
-            for c in contradictions
-            if c.severity != "minor"
-        )
-        prompt = WRITE.format(
-            question=question,
-            max_sentences=limit,
-            abstain=ABSTAIN,
-            conflicts=("\n" + fence("facts", conflicts.strip()) + "\n") if conflicts else "",
-            facts=fence(
-                "facts",
-                "\n".join(
-                    f"{i}. {f.text} ({clean_title(f.title) or f.doc_id}{', ' + f.date if f.date else ''})"
-                    for i, f in numbered.items()
-                ),
-            ),
-        )
+    decided: dict[str, Any] = {}
+    if engine == "llm" and ctx.llm_write == "quotes":
+        candidates = choose_facts(facts, state.get("supported", []), lost, PICK_CANDIDATES, relative=0.0)
+        if candidates:
+            prompt, numbered = facts_prompt(PICK, question, candidates, contradictions, limit)
+            got_picks, fallback = await structured_call(ctx, Picked, prompt, state.get("deadline"))
+            if got_picks is not None:
+                picked_by_model = True
+                picked = [numbered[i] for i in dict.fromkeys(got_picks.fact_ids) if i in numbered][:limit]
+                lead = quoted_lead(got_picks.answer, picked, question)
+                decided = {
+                    "picked": [f.id for f in picked],
+                    "answer": got_picks.answer,
+                    "lead": lead[0] if lead else None,
+                }
+                if picked:
+                    plan = extractive_plan(picked, facts, contradictions, question, lead)
+                else:
+                    # The model read the candidates and found none that states the answer: no quote of
+                    # them should stand in as if one did.
+                    declined = "the model found that none of the facts states the answer"
+    elif engine == "llm" and chosen:
+        prompt, numbered = facts_prompt(WRITE, question, chosen, contradictions, limit)
         got, fallback = await structured_call(ctx, Written, prompt, state.get("deadline"))
         written = [s for s in got.sentences if not declines(s.text)] if got is not None else []
         if got is not None and not written:
@@ -389,6 +476,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
                 {"text": c.text, "facts": ids, "dropped": c.why}
                 for c, (_, ids) in zip(checked, model_plan, strict=True)
             ]
+            decided = {"model_sentences": model_sentences}
             if any(c.why is None for c in checked):
                 plan, from_model = model_plan, True
             else:
@@ -396,7 +484,9 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
                     f"{c.why}: {c.text[:80]}" for c in checked[:3]
                 )
     refused = declined
-    if engine == "llm" and not from_model and not refused:  # (llm_scope "judge": the extractive sentences answer)
+    if engine == "llm" and not (from_model or picked_by_model) and not refused:
+        # The model's call failed or its sentences were refused (llm_scope "judge" runs the extractive
+        # writer and never gets here): the extractive sentences stand in only where its judge would answer.
         refused = stand_in_refused(ctx, state.get("support_source", ""), base["support_parts"])
     if refused:
         plan = []  # the model judged the facts to answer, but wrote nothing they support
@@ -424,7 +514,6 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             }
         )
     detail = f"{len(sentences)} sentences, {len(refs)} references" + (f"; dropped {len(dropped)}" if dropped else "")
-    decided = {"model_sentences": model_sentences} if model_sentences else {}
     event = trace("write", engine, started, fallback, detail, decided)
     answer = with_trace(answer, [*state.get("trace", []), event])
     return {"answer": answer, "trace": [event], **reply(state, answer)}

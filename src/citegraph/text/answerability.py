@@ -150,6 +150,9 @@ def version_of(question: str) -> str | None:
     return None
 
 
+_MAN_SECTION = re.compile(r"\(\d[a-z]*\)")
+
+
 def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
     """The values of the asked kind that `text` holds beyond those the question names, in order."""
     if kind is None or kind in ("yesno", "reason"):
@@ -165,6 +168,8 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
         for m in _NUM.finditer(text):
             if _RELEASE_BEFORE.search(text[max(0, m.start() - 12) : m.start()]):
                 continue
+            if _MAN_SECTION.match(text, m.start() - 1) and m.start() > 1 and text[m.start() - 2].isalnum():
+                continue  # "libxslt(3)": a manual's section, not a count
             scale = _SCALE_AFTER.match(text, m.end())
             counts.append(f"{m.group(0)} {scale.group(1)}" if scale else m.group(0))
             if scale:
