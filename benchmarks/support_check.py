@@ -69,7 +69,7 @@ async def sentences_of(qid: str, text: str, corpus: str, llm: dict) -> tuple[lis
     if not state.get("supported"):
         return [], {"covered": False}
     # The lexical floor only: the learned check's probability is read afterwards (`score --checker`).
-    ctx = make_context(corpus_dir=corpus, support_check=0.0, **llm)
+    ctx = make_context(corpus_dir=corpus, support_check=0.0, llm_write="prose", **llm)
     update = await write_answer({**state, "engine": "llm"}, Runtime(context=ctx))
     answer = update["answer"]
     facts = {f.id: f for f in answer.facts}

@@ -117,7 +117,7 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         "--llm-write",
         choices=LLM_WRITES,
         help="with a model: it picks the facts that answer and the answer quotes them, its value first "
-        "(quotes), or it writes sentences of its own, each support-checked (prose, default)",
+        "(quotes, default), or it writes sentences of its own, each support-checked (prose)",
     )
     p.add_argument(
         "--judge",

@@ -299,7 +299,7 @@ class Context:
     # writes sentences of its own, each kept only if the support check passes ("prose": a third of a
     # small model's kept sentences were still unsupported, issue 19).
     llm_write: Literal["quotes", "prose"] = _knob(
-        "prose",
+        "quotes",
         "With a model: it picks the facts that answer and the answer quotes them, or it writes 'prose' of its "
         "own (each sentence support-checked).",
     )

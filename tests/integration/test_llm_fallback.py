@@ -58,10 +58,18 @@ class _Handler(BaseHTTPRequestHandler):
                 {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [call]}}
             )
             return
-        if self.mode in ("unsupported", "declines") and body.get("logprobs"):  # judge: a plain "Yes"
+        if self.mode in ("unsaid", "none") and asked == ["Picked"]:
+            # write (quotes): fact 1 with a height it does not state, or no fact at all
+            picked = {"fact_ids": [1], "answer": "9,999 metres"} if self.mode == "unsaid" else {"fact_ids": []}
+            call = {"id": "c1", "type": "function", "function": {"name": "Picked", "arguments": json.dumps(picked)}}
+            self._reply(
+                {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [call]}}
+            )
+            return
+        if self.mode in ("unsupported", "declines", "unsaid", "none") and body.get("logprobs"):  # judge: "Yes"
             self._reply({"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"}})
             return
-        if self.mode in ("unsupported", "declines"):
+        if self.mode in ("unsupported", "declines", "unsaid", "none"):
             self.mode = "error"  # (an instance attribute: this request only) every other node falls back
         if self.mode == "fragment" and asked == ["Extraction"]:  # extract: a fragment, not a sentence
             args = json.dumps({"facts": ["3,357 metres"]})
@@ -291,7 +299,7 @@ def test_extractive_sentences_stand_in_for_unsupported_model_ones_only_where_the
     extractive sentences stand in only if the extractive judge would answer too; otherwise the answer
     abstains and says why (on real documents the stand-ins were topical sentences that do not answer)."""
     _Handler.mode, _Handler.calls = "unsupported", 0
-    answer = ask_local(llm_max_retries=0, abstain_threshold=threshold)
+    answer = ask_local(llm_max_retries=0, abstain_threshold=threshold, llm_write="prose")
     assert answer.support_source == "model" and answer.support == 1.0
     assert "9,999" not in answer.answer
     assert any("failed validation" in f for f in answer.fallbacks)
@@ -310,9 +318,26 @@ def test_when_the_model_writes_that_the_facts_do_not_answer_the_answer_abstains(
     then (the local 1.5B model did so on SQuAD questions): no extractive quote stands in, whatever its
     support, and the reason says who decided."""
     _Handler.mode, _Handler.calls = "declines", 0
-    answer = ask_local(llm_max_retries=0, abstain_threshold=0.05)
+    answer = ask_local(llm_max_retries=0, abstain_threshold=0.05, llm_write="prose")
     assert answer.support_source == "model" and answer.abstained and not answer.sentences
     assert answer.abstain_reason == "the model found that the facts do not answer the question"
+
+
+@pytest.mark.parametrize(
+    "mode, reason",
+    [
+        ("unsaid", "the model's answer '9,999 metres' is not in the facts it picked"),
+        ("none", "the model found that none of the facts states the answer"),
+    ],
+)
+def test_when_the_facts_the_model_picks_do_not_say_its_answer_the_answer_abstains(mode, reason, ask_local):
+    """llm_write "quotes": the model picked fact 1 but gave an answer it does not hold, or picked no
+    fact. No quote stands in (the extractive judge would answer at this threshold), and the reason says
+    why."""
+    _Handler.mode, _Handler.calls = mode, 0
+    answer = ask_local(llm_max_retries=0, abstain_threshold=0.05)
+    assert answer.support_source == "model" and answer.abstained and not answer.sentences
+    assert answer.abstain_reason == reason and "9,999" not in answer.answer
 
 
 def test_a_fragment_the_model_quotes_stands_for_its_whole_sentence(ask_local):

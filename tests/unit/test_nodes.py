@@ -5,7 +5,7 @@ from citegraph.context import Context
 from citegraph.nodes.contradictions import detect, losers
 from citegraph.nodes.decompose import extractive_sub_queries, sanitize
 from citegraph.nodes.retrieve import pool
-from citegraph.nodes.write import extractive_plan, quoted_lead, validate
+from citegraph.nodes.write import extractive_plan, model_lead, validate
 from citegraph.schemas import Evidence, Fact
 from citegraph.text.conflicts import bearing, compare
 
@@ -315,24 +315,26 @@ def test_a_name_that_begins_with_an_accented_capital_is_a_name_too():
 
 def test_the_models_short_answer_leads_only_as_its_quotes_exact_words():
     """llm_write "quotes": the model names the facts that answer and copies the answer's words; the
-    answer leads with those words only if a picked fact holds them, whole words, in its own spelling."""
+    answer leads with those words only if a picked fact holds them, whole words, in its own spelling,
+    and the answer abstains when the facts it picked do not say its answer."""
     text = "-n, --adjustment=N add integer N to the niceness (default 10)"
     f = Fact(id="f", text=text, doc_id="nice", chunk_id="nice:1:0", span=(0, len(text)))
     question = "By how much does nice raise the niceness by default?"
-    assert quoted_lead("default 10", [f], question) == ("default 10", f)
-    assert quoted_lead("  DEFAULT   10. ", [f], question) == ("default 10", f)  # the document's spelling
-    assert quoted_lead("1", [f], question) is None  # "1" is not a word of the fact ("10" is)
-    assert quoted_lead("19", [f], question) is None  # not in the fact
-    assert quoted_lead("the niceness", [f], question) is None  # only the question's words
-    assert quoted_lead(text, [f], question) is None  # the whole fact is no short answer
-    assert quoted_lead("", [f], question) is None
+    assert model_lead("default 10", [f], question) == (("default 10", f), None)
+    assert model_lead("  DEFAULT   10. ", [f], question) == (("default 10", f), None)  # the document's spelling
+    assert model_lead("", [f], question) == (None, None)  # no short answer: the quotes answer alone
+    assert model_lead(text, [f], question) == (None, None)  # the whole fact: the same
+    assert model_lead("1", [f], question)[1] == "is not in the facts it picked"  # "1" is no word of it ("10" is)
+    assert model_lead("19", [f], question)[1] == "is not in the facts it picked"
+    assert model_lead("the niceness", [f], question)[1] == "is only the question's words"
     # Asked for a number, the lead must hold one of the fact's ("PollIntervalMinSec" was once given for
     # "what is the lowest value", and the "3" of "libxslt(3)" for "how many levels deep").
-    assert quoted_lead("--adjustment", [f], question) is None
+    assert model_lead("--adjustment", [f], question)[1] == "holds no number of the facts it picked"
     xslt = "Adjust the maximum depth of the template stack before libxslt(3) concludes it is in an infinite loop"
     g = Fact(id="g", text=xslt, doc_id="x", chunk_id="x:1:0", span=(0, len(xslt)))
-    assert quoted_lead("3", [g], "By default, how many levels deep can templates nest?") is None
-    plan = extractive_plan([f], [f], [], question, quoted_lead("10", [f], question))
+    assert model_lead("3", [g], "By default, how many levels deep can templates nest?")[1] is not None
+    lead, _ = model_lead("10", [f], question)
+    plan = extractive_plan([f], [f], [], question, lead)
     assert plan == [("10", ["f"]), (text, ["f"])]
     ev = Evidence(chunk_id="nice:1:0", doc_id="nice", text=text, span=(0, len(text)))
     sentences, refs, _ = validate(plan, [f], [ev], False)

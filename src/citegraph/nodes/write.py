@@ -98,27 +98,30 @@ def lead_value(question: str, fact: Fact) -> str | None:
 LEAD_WORDS = 12
 
 
-def quoted_lead(answer: str, chosen: list[Fact], question: str) -> tuple[str, Fact] | None:
-    """The model's short answer as the answer's lead, when it is a fact's exact words (whole words, any
-    case, the document's spelling kept), says more than the question and, when the question asks for a
-    number, date, version or code, holds one of the fact's (answerability.answer_values: not the "3" of
-    "libxslt(3)", not "PollIntervalMinSec" for "what is the lowest value"); else None."""
-    kind = ans.answer_type(question)
+def model_lead(answer: str, picked: list[Fact], question: str) -> tuple[tuple[str, Fact] | None, str | None]:
+    """The model's short answer checked against the facts it picked: (the lead and its fact, None) when
+    it is a picked fact's exact words (whole words, any case; the document's spelling is kept), says
+    more than the question and, when the question asks for a number, date, version or code, holds one
+    of the fact's (answerability.answer_values: not the "3" of "libxslt(3)"); (None, None) when it is
+    empty or a whole sentence of a picked fact (the quotes answer alone); (None, why) when the facts it
+    picked do not say it."""
     words = " ".join(answer.split()).strip(" .,;")
-    if not re.search(r"\w", words) or len(words.split()) > LEAD_WORDS:
-        return None
+    if not re.search(r"\w", words):
+        return None, None
     if set(tokenize(words)) <= set(tokenize(question)):
-        return None  # the question's own words ("the default port"), not an answer
+        return None, "is only the question's words"
     pattern = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, words.split())) + r"(?!\w)", re.I)
-    for f in chosen:
-        text = " ".join(f.text.split())
-        m = pattern.search(text)
-        if not m or m.group(0) == text.rstrip(" ."):
+    found = [(m.group(0), f) for f in picked if (m := pattern.search(" ".join(f.text.split())))]
+    if not found:
+        return None, "is not in the facts it picked"
+    kind = ans.answer_type(question)
+    for said, f in found:
+        if kind in ans.VALUE_TYPES and not any(v in said for v in ans.answer_values(kind, f.text, question)):
             continue
-        if kind in ans.VALUE_TYPES and not any(v in m.group(0) for v in ans.answer_values(kind, f.text, question)):
-            continue
-        return m.group(0), f
-    return None
+        if len(said.split()) > LEAD_WORDS or said == " ".join(f.text.split()).rstrip(" ."):
+            return None, None  # a sentence: the quotes answer alone
+        return (said, f), None
+    return None, f"holds no {kind} of the facts it picked"
 
 
 def extractive_plan(
@@ -436,13 +439,18 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             if got_picks is not None:
                 picked_by_model = True
                 picked = [numbered[i] for i in dict.fromkeys(got_picks.fact_ids) if i in numbered][:limit]
-                lead = quoted_lead(got_picks.answer, picked, question)
+                lead, unsaid = model_lead(got_picks.answer, picked, question)
                 decided = {
                     "picked": [f.id for f in picked],
                     "answer": got_picks.answer,
                     "lead": lead[0] if lead else None,
                 }
-                if picked:
+                if picked and unsaid:
+                    # The model named the answer in words the facts it picked do not say: quoting them
+                    # would present a topical sentence as the answer ("Tornado" for which extra pulls in
+                    # tornado; a paraphrase of its own for a "why").
+                    declined = f"the model's answer {' '.join(got_picks.answer.split())[:80]!r} {unsaid}"
+                elif picked:
                     plan = extractive_plan(picked, facts, contradictions, question, lead)
                 else:
                     # The model read the candidates and found none that states the answer: no quote of
