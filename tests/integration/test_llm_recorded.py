@@ -116,3 +116,27 @@ def test_a_term_the_passages_do_not_give_is_not_answered(corpus: Path):
     assert answer.dropped == ["Japanese: not in the cited facts: The Japanese term for young pigeons is squabs."]
     assert answer.abstained and not answer.sentences
     assert "not supported by the facts they cite" in answer.abstain_reason
+
+
+@pytest.mark.parametrize("name, lead", [("etna-quotes", "3,357 metres tall"), ("bees-quotes", "45 percent")])
+def test_the_answer_quotes_the_facts_the_model_picks_led_by_its_words(name: str, lead: str, corpus: Path):
+    """llm_write "quotes" (the default): the model named the facts that answer and copied the answer's
+    words; the answer leads with them and every sentence is the documents' own words, cited."""
+    answer = replay(name, corpus)
+    assert answer.engine == "llm" and answer.support_source == "model" and not answer.abstained
+    assert answer.fallbacks == [] and answer.dropped == []
+    assert answer.sentences[0].text == f"{lead} [1]."
+    quotes = {r.n: " ".join(r.quote.split()) for r in answer.references}
+    for s in answer.sentences:
+        said = s.text.split(" [")[0].rstrip(".")
+        assert s.citations and all(said in quotes[n] for n in s.citations)
+
+
+def test_an_answer_in_the_questions_words_only_is_no_answer(corpus: Path):
+    """Issue 19's "Japanese term for young pigeons" with the default write: the model named two facts (the
+    one with "squabs (young pigeons)" and the one with "Japanese quail") and gave "young pigeons" as the
+    answer, the question's own words; neither says a Japanese term, so the answer abstains and says why."""
+    answer = replay("young-pigeons-quotes", corpus)
+    assert answer.support_source == "model" and answer.support >= Context().model_abstain_threshold
+    assert answer.abstained and not answer.sentences
+    assert answer.abstain_reason == "the model's answer 'young pigeons' is only the question's words"
