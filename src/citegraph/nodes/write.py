@@ -383,6 +383,32 @@ def facts_prompt(
     return prompt, numbered
 
 
+def plan_from_picks(
+    picks: Picked,
+    numbered: dict[int, Fact],
+    facts: list[Fact],
+    contradictions: list[Contradiction],
+    question: str,
+    limit: int,
+) -> tuple[list[tuple[str, list[str]]], str | None, dict[str, Any]]:
+    """The answer's plan from the facts the model named (quoted as the extractive engine would, led by
+    its words when they pass `model_lead`), or no plan and why the answer abstains; plus what was decided
+    (write's trace)."""
+    picked = [numbered[i] for i in dict.fromkeys(picks.fact_ids) if i in numbered][:limit]
+    lead, unsaid = model_lead(picks.answer, picked, question)
+    decided = {"picked": [f.id for f in picked], "answer": picks.answer, "lead": lead[0] if lead else None}
+    if not picked:
+        # The model read the candidates and found none that states the answer: no quote of them should
+        # stand in as if one did.
+        return [], "the model found that none of the facts states the answer", decided
+    if unsaid:
+        # The model named the answer in words the facts it picked do not say: quoting them would present
+        # a topical sentence as the answer ("Tornado" for which extra pulls in tornado; a paraphrase of
+        # its own for a "why").
+        return [], f"the model's answer {' '.join(picks.answer.split())[:80]!r} {unsaid}", decided
+    return extractive_plan(picked, facts, contradictions, question, lead), None, decided
+
+
 class Written(BaseModel):
     class Item(BaseModel):
         text: str = Field(description="One sentence of the answer, without citation markers")
@@ -438,24 +464,10 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             got_picks, fallback = await structured_call(ctx, Picked, prompt, state.get("deadline"))
             if got_picks is not None:
                 picked_by_model = True
-                picked = [numbered[i] for i in dict.fromkeys(got_picks.fact_ids) if i in numbered][:limit]
-                lead, unsaid = model_lead(got_picks.answer, picked, question)
-                decided = {
-                    "picked": [f.id for f in picked],
-                    "answer": got_picks.answer,
-                    "lead": lead[0] if lead else None,
-                }
-                if picked and unsaid:
-                    # The model named the answer in words the facts it picked do not say: quoting them
-                    # would present a topical sentence as the answer ("Tornado" for which extra pulls in
-                    # tornado; a paraphrase of its own for a "why").
-                    declined = f"the model's answer {' '.join(got_picks.answer.split())[:80]!r} {unsaid}"
-                elif picked:
-                    plan = extractive_plan(picked, facts, contradictions, question, lead)
-                else:
-                    # The model read the candidates and found none that states the answer: no quote of
-                    # them should stand in as if one did.
-                    declined = "the model found that none of the facts states the answer"
+                picked_plan, declined, decided = plan_from_picks(
+                    got_picks, numbered, facts, contradictions, question, limit
+                )
+                plan = picked_plan or plan
     elif engine == "llm" and chosen:
         prompt, numbered = facts_prompt(WRITE, question, chosen, contradictions, limit)
         got, fallback = await structured_call(ctx, Written, prompt, state.get("deadline"))

@@ -150,7 +150,7 @@ def version_of(question: str) -> str | None:
     return None
 
 
-_MAN_SECTION = re.compile(r"\(\d[a-z]*\)")
+_MAN_SECTION = re.compile(r"(?<=\w)\(\d[a-z]*\)")
 
 
 def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
@@ -168,7 +168,7 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
         for m in _NUM.finditer(text):
             if _RELEASE_BEFORE.search(text[max(0, m.start() - 12) : m.start()]):
                 continue
-            if _MAN_SECTION.match(text, m.start() - 1) and m.start() > 1 and text[m.start() - 2].isalnum():
+            if m.start() and _MAN_SECTION.match(text, m.start() - 1):
                 continue  # "libxslt(3)": a manual's section, not a count
             scale = _SCALE_AFTER.match(text, m.end())
             counts.append(f"{m.group(0)} {scale.group(1)}" if scale else m.group(0))
