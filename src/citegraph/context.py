@@ -148,6 +148,76 @@ STRUCTURED_OUTPUT = ("function_calling", "json_schema", "json_mode")
 # The design's bound on the reconcile loop: a caller may ask for fewer rounds, never more.
 MAX_RECONCILE_ROUNDS = 2
 
+# Web search providers for recent mode (web/search.py) and the environment variable holding each key.
+WEB_PROVIDERS = ("brave", "tavily", "searxng")
+WEB_KEYS = {"brave": ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"), "tavily": ("TAVILY_API_KEY",), "searxng": ()}
+
+
+def _default_web_cache() -> str:
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "citegraph", "web")
+
+
+@dataclass(frozen=True, kw_only=True)
+class WebSettings:
+    """The web half of recent mode (web/), the operator's to set: which provider, where, with which key,
+    and how carefully pages are read. Off unless a provider is named."""
+
+    provider: str
+    base_url: str = ""  # the provider's API base (Brave, Tavily: their public one) or a SearxNG instance
+    api_key: str = field(default="", repr=False)
+    cache_dir: str = field(default_factory=_default_web_cache)
+    cache_hours: float = 24.0
+    offline: bool = False  # no request at all: search results and pages come from the cache only
+    timeout_s: float = 10.0  # per request: the search, robots.txt, each page
+    max_page_mb: float = 2.0
+    allow_private: bool = False  # read result pages on loopback or private addresses (an intranet)
+
+    def __post_init__(self) -> None:
+        if self.provider not in WEB_PROVIDERS:
+            raise InputError(
+                f"unknown web search provider {self.provider!r} (CITEGRAPH_WEB_SEARCH): use {', '.join(WEB_PROVIDERS)}"
+            )
+        if self.provider == "searxng" and not self.base_url:
+            raise InputError("web search 'searxng' needs the instance's URL (CITEGRAPH_WEB_URL)")
+        if self.provider in ("brave", "tavily") and not self.api_key and not self.offline:
+            names = " or ".join(WEB_KEYS[self.provider])
+            raise InputError(f"web search {self.provider!r} needs its API key in {names}")
+        if not (self.timeout_s > 0 and self.max_page_mb > 0 and self.cache_hours >= 0):
+            raise InputError("web timeout and page size must be positive, the cache age not negative")
+
+    @property
+    def corpus_dir(self) -> str:
+        """Where fetched pages are stored, chunked and indexed, like a corpus of files."""
+        import os
+
+        return os.path.join(os.path.expanduser(self.cache_dir), "corpus")
+
+
+def _truthy(name: str) -> bool:
+    return (_env(name) or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _web_from_env() -> WebSettings | None:
+    """CITEGRAPH_WEB_SEARCH names the provider (unset: no web search); CITEGRAPH_WEB_URL its base URL,
+    CITEGRAPH_WEB_CACHE the cache folder, CITEGRAPH_OFFLINE=1 forbids requests, CITEGRAPH_WEB_ALLOW_PRIVATE=1
+    lets result pages on private addresses be read; the key comes from the provider's own variable."""
+    provider = (_env("CITEGRAPH_WEB_SEARCH") or "").strip().lower()
+    if provider in ("", "off", "none"):
+        return None
+    key = next((v for v in (_env(n) for n in WEB_KEYS.get(provider, ())) if v), "")
+    return WebSettings(
+        provider=provider,
+        base_url=_env("CITEGRAPH_WEB_URL", "") or "",
+        api_key=key,
+        cache_dir=_env("CITEGRAPH_WEB_CACHE") or _default_web_cache(),
+        offline=_truthy("CITEGRAPH_OFFLINE"),
+        allow_private=_truthy("CITEGRAPH_WEB_ALLOW_PRIVATE"),
+        timeout_s=_env_seconds("CITEGRAPH_WEB_TIMEOUT_S", 10.0),
+    )
+
 
 def _env(name: str, default: str | None = None) -> str | None:
     import os
@@ -222,6 +292,8 @@ class Deployment:
     # A run's model calls stop this long after it started (route sets the time); what is left runs on
     # the extractive engine. A slow model that answers every call cost 150-310 s a question here.
     run_deadline_s: float = field(default_factory=lambda: _env_seconds("CITEGRAPH_RUN_DEADLINE_S", 600.0))
+    # Recent mode's web search (WebSettings); None: recent mode re-weights the corpus only, no request.
+    web: WebSettings | None = field(default_factory=_web_from_env)
 
     def __post_init__(self) -> None:
         if not self.corpora or "default" not in self.corpora:
@@ -384,6 +456,10 @@ class Context:
     sentences_broad: int = _knob(5, "Answer sentences for a broad-synthesis question.", (1, 10))
     sentences_reasoning: int = _knob(4, "Answer sentences for a reasoning question.", (1, 10))
     as_of: str | None = _knob(None, "Measure ages from this date (YYYY, YYYY-MM or YYYY-MM-DD); empty: today.")
+    # Recent mode with the operator's web search on: pages read per sub-query (each one request).
+    web_pages: int = _knob(
+        3, "Recent mode with web search on: result pages read per sub-query; 0: the corpus only.", (0, 10)
+    )
     # The operator's settings. Not in the JSON schema (so the server drops it from a client's context)
     # and never printed (it holds the model's key).
     deployment: SkipJsonSchema[Deployment] = field(default_factory=Deployment, repr=False)

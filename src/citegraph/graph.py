@@ -4,6 +4,7 @@ server reaches through `served`.
 
 START → route ─┬─ direct ─────────────────────────────────────────────→ write → END
                └─ recent | corpus → decompose → retrieve (Send per sub-query) → pool
+                                      [recent, web search on] → web (Send per sub-query) ↗
                     → read (LLM engine: one call picks every passage's sentences; else nothing)
                     → extract (Send per passage) → contradictions
                     → [major/critical open, rounds left] reconcile → retrieve (targeted) → …
@@ -26,7 +27,7 @@ from citegraph.nodes.extract import extract_facts
 from citegraph.nodes.judge import judge_answerability, route_after_judge
 from citegraph.nodes.read import read_passages
 from citegraph.nodes.reconcile import reconcile_conflicts
-from citegraph.nodes.retrieve import fan_out_extraction, fan_out_retrieval, pool_evidence, retrieve
+from citegraph.nodes.retrieve import fan_out_extraction, fan_out_retrieval, pool_evidence, retrieve, search_web
 from citegraph.nodes.route import route_after_route, route_question
 from citegraph.nodes.write import write_answer
 from citegraph.state import ExtractTask, InputState, OutputState, RetrieveTask, State
@@ -38,6 +39,7 @@ builder = StateGraph(State, context_schema=Context, input_schema=InputState, out
 builder.add_node("route", route_question)
 builder.add_node("decompose", decompose_question)
 builder.add_node("retrieve", retrieve, input_schema=RetrieveTask)
+builder.add_node("web", search_web, input_schema=RetrieveTask)
 builder.add_node("pool", pool_evidence)
 builder.add_node("read", read_passages)
 builder.add_node("extract", extract_facts, input_schema=ExtractTask)
@@ -49,14 +51,15 @@ builder.add_node("abstain", abstain)
 
 builder.add_edge(START, "route")
 builder.add_conditional_edges("route", route_after_route, ["decompose", "write", "abstain"])
-builder.add_conditional_edges("decompose", fan_out_retrieval, ["retrieve", "pool"])
+builder.add_conditional_edges("decompose", fan_out_retrieval, ["retrieve", "web", "pool"])
 builder.add_edge("retrieve", "pool")
+builder.add_edge("web", "pool")
 builder.add_edge("pool", "read")
 builder.add_conditional_edges("read", fan_out_extraction, ["extract", "contradictions"])
 builder.add_edge("extract", "contradictions")
 builder.add_conditional_edges("contradictions", route_after_contradictions, ["reconcile", "judge"])
 builder.add_conditional_edges("judge", route_after_judge, ["write", "abstain"])
-builder.add_conditional_edges("reconcile", fan_out_retrieval, ["retrieve", "pool"])
+builder.add_conditional_edges("reconcile", fan_out_retrieval, ["retrieve", "web", "pool"])
 builder.add_edge("write", END)
 builder.add_edge("abstain", END)
 

@@ -438,9 +438,9 @@ def _is_hidden(tag: Any) -> bool:
     )
 
 
-def _html_text(html: str) -> tuple[str, dict[str, Any]]:
-    """The blocks of an HTML page as text (headings as Markdown headings, code blocks with their line
-    breaks) and what its head says (title, date)."""
+def visible_html(html: str) -> Any:
+    """The page as a reader sees it (a BeautifulSoup tree): no scripts, styles, navigation, comments or
+    hidden elements."""
     from bs4 import BeautifulSoup, Comment
 
     soup = BeautifulSoup(html, "html.parser")
@@ -454,8 +454,11 @@ def _html_text(html: str) -> tuple[str, dict[str, Any]]:
         comment.extract()
     for tag in soup.find_all(_is_hidden):
         tag.decompose()
-    for br in soup.find_all("br"):
-        br.replace_with("\n")
+    return soup
+
+
+def html_head(soup: Any) -> dict[str, Any]:
+    """What a page's head says: its title and its date (meta tags, else the first <time datetime>)."""
     front: dict[str, Any] = {}
     if soup.title and soup.title.get_text(strip=True):
         front["title"] = soup.title.get_text(" ", strip=True)
@@ -469,6 +472,16 @@ def _html_text(html: str) -> tuple[str, dict[str, Any]]:
         if t:
             front["date"] = t["datetime"]
             front["date_source"] = "html meta"
+    return front
+
+
+def _html_text(html: str) -> tuple[str, dict[str, Any]]:
+    """The blocks of an HTML page as text (headings as Markdown headings, code blocks with their line
+    breaks) and what its head says (title, date)."""
+    soup = visible_html(html)
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    front = html_head(soup)
     parts: list[str] = []
     root = soup.body or soup
     for el in root.find_all(_BLOCK_TAGS):

@@ -22,13 +22,15 @@ from langgraph.types import Send
 from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.nodes import short, trace
-from citegraph.retrievers.hybrid import shared_retriever
+from citegraph.retrievers.hybrid import HybridRetriever, shared_retriever
 from citegraph.schemas import Evidence, QueryClass
 from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
 from citegraph.text import answerability as ans
 from citegraph.text.claims import claims
 from citegraph.text.dates import parse_date
 from citegraph.text.tokens import tokenize
+from citegraph.web.branch import Gathered, gather
+from citegraph.web.search import Query
 
 
 def budget(ctx: Context, qclass: QueryClass) -> int:
@@ -43,10 +45,18 @@ def as_of_date(ctx: Context, state_as_of: str | None) -> date:
     return parse_date(state_as_of) or parse_date(ctx.as_of) or date.today()
 
 
-def fan_out_retrieval(state: State) -> list[Send] | str:
-    """After decompose: one `Send` per sub-query. After reconcile: one per targeted query (none left
-    to ask: straight to pool, which then finds nothing new)."""
-    queries = state["pending_queries"] if state.get("reconcile_rounds", 0) > 0 else state["sub_queries"]
+def searches_web(ctx: Context | None, mode: str) -> bool:
+    """Whether a run searches the web: recent mode, the operator's provider set, pages asked for."""
+    return ctx is not None and mode == "recent" and ctx.deployment.web is not None and ctx.web_pages > 0
+
+
+def fan_out_retrieval(state: State, runtime: Runtime[Context] | None = None) -> list[Send] | str:
+    """After decompose: one `Send` per sub-query to retrieve (and, searching the web, one to web).
+    After reconcile: one per targeted query (none left to ask: straight to pool, which then finds
+    nothing new); the web is searched in the first round only."""
+    round_ = state.get("reconcile_rounds", 0)
+    queries = state["pending_queries"] if round_ > 0 else state["sub_queries"]
+    web = round_ == 0 and searches_web(runtime.context if runtime else None, resolved_mode(state))
     tasks = []
     for sq in queries:
         task: RetrieveTask = {
@@ -58,6 +68,8 @@ def fan_out_retrieval(state: State) -> list[Send] | str:
         if state.get("as_of"):
             task["as_of"] = state["as_of"]
         tasks.append(Send("retrieve", task))
+        if web:
+            tasks.append(Send("web", task))
     return tasks or "pool"
 
 
@@ -126,21 +138,24 @@ def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
     return top + other_releases(ctx, task, top), note
 
 
-def _candidates(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
-    """Three times the class's budget, for answer_first to choose from."""
-    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
+def _candidates(
+    ctx: Context, task: RetrieveTask, retriever: HybridRetriever | None = None, doc_ids: Set[str] | None = None
+) -> tuple[list[Evidence], str]:
+    """Three times the class's budget, for answer_first to choose from: from the corpus, or from
+    `retriever` (the web corpus) kept to `doc_ids`."""
+    retriever = retriever or shared_retriever(ctx.corpus_dir, ctx.chroma_url)
     ref = as_of_date(ctx, task.get("as_of"))
     m = 3 * budget(ctx, task["query_class"])
     query = task["sub_query"].text
     if task["mode"] == "recent":
         settings = ctx.retrieval(m, ctx.temporal_weight_recent)
-        recent = retriever.search(
-            query, settings=settings, as_of=ref, since=ref - timedelta(days=ctx.recent_window_days)
-        )
+        since = ref - timedelta(days=ctx.recent_window_days)
+        recent = retriever.search(query, settings=settings, as_of=ref, since=since, doc_ids=doc_ids)
         if len(recent.results) >= min(3, m):
-            return recent.results, f"recent window: since {ref - timedelta(days=ctx.recent_window_days)}"
+            return recent.results, f"recent window: since {since}"
         # Too little inside the window: search everything, still weighing recency heavily.
-        return retriever.search(query, settings=settings, as_of=ref).results, "recent window too thin: all dates"
+        everything = retriever.search(query, settings=settings, as_of=ref, doc_ids=doc_ids)
+        return everything.results, "recent window too thin: all dates"
     # A corpus question is about what the documents say, not how new they are: recency weighs in only
     # when the caller gives a reference date.
     weight = None if task.get("as_of") or ctx.as_of else 0.0
@@ -149,7 +164,11 @@ def _candidates(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
 
 async def retrieve(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
     started = time.perf_counter()
-    results, note = await asyncio.to_thread(_search, runtime.context, state)
+    ctx = runtime.context
+    results, note = await asyncio.to_thread(_search, ctx, state)
+    if state["mode"] == "recent" and not searches_web(ctx, "recent"):
+        why = "no web search configured (CITEGRAPH_WEB_SEARCH)" if ctx.deployment.web is None else "web_pages is 0"
+        note = f"{note}; the web was not searched: {why}" if note else f"the web was not searched: {why}"
     sq = state["sub_query"]
     evidence = [e.model_copy(update={"sub_query": sq.text}) for e in results]
     detail = f"{sq.facet}: {len(evidence)} passages" + (f" ({note})" if note else "")
@@ -161,6 +180,50 @@ async def retrieve(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
         ],
     }
     return {"evidence": evidence, "trace": [trace("retrieve", "extractive", started, None, detail, decided)]}
+
+
+def _web(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], Gathered]:
+    """Search the web for the sub-query, store the pages read, and rank their passages as retrieve
+    ranks the corpus's (the same hybrid retriever, recent window and answer-first order)."""
+    cfg = ctx.deployment.web
+    assert cfg is not None
+    ref = as_of_date(ctx, task.get("as_of"))
+    since = ref - timedelta(days=ctx.recent_window_days)
+    until = ref if (task.get("as_of") or ctx.as_of) else None
+    query = Query(task["sub_query"].text, count=2 * ctx.web_pages, since=since, until=until)
+    got = gather(cfg, query, ctx.web_pages)
+    if not got.doc_ids:
+        return [], got
+    retriever = shared_retriever(cfg.corpus_dir)
+    results, note = _candidates(ctx, task, retriever, set(got.doc_ids))
+    got.notes.append(note)
+    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds() | retriever.compounds()
+    return answer_first(task["question"], results, budget(ctx, task["query_class"]), written), got
+
+
+async def search_web(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
+    """web: recent mode's web half for one sub-query (web/branch.py), its passages pooled with the
+    corpus's. A dead or slow provider, or a page that cannot be read, leaves the run to the corpus;
+    the trace says why."""
+    started = time.perf_counter()
+    results, got = await asyncio.to_thread(_web, runtime.context, state)
+    sq = state["sub_query"]
+    evidence = [e.model_copy(update={"sub_query": sq.text}) for e in results]
+    detail = (
+        f"{sq.facet}: {len(got.results)} results, {len(got.doc_ids)} pages read, {len(evidence)} passages; "
+        f"{got.requests} requests, {got.cached} from the cache"
+    )
+    decided = {
+        "sub_query": sq.text,
+        "results": [r.url for r in got.results],
+        "pages": got.doc_ids,
+        "notes": [n for n in got.notes if n],
+        "seconds": got.seconds,
+        "passages": [
+            {"chunk_id": e.chunk_id, "url": e.source, "date": e.date, "text": short(e.text)} for e in evidence
+        ],
+    }
+    return {"evidence": evidence, "trace": [trace("web", "extractive", started, None, detail, decided)]}
 
 
 def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: set[str]) -> list[str]:
