@@ -6,8 +6,10 @@ import contextlib
 import http.server
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 
 def write_pdf(path: Path, pages: list[str]) -> Path:
@@ -68,6 +70,62 @@ def recorder() -> Iterator[tuple[str, list[tuple[str, str]]]]:
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{srv.server_address[1]}", seen
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+@dataclass
+class Seen:
+    """One request that reached a fixture site."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+
+Route = Callable[[Seen], tuple[int, dict[str, str], bytes]]
+
+
+@contextlib.contextmanager
+def fixture_site(routes: dict[str, Route | tuple[int, dict[str, str], bytes]]) -> Iterator[tuple[str, list[Seen]]]:
+    """A web server on loopback serving `routes` by path (a fixed (status, headers, body) or a function
+    of the request); any other path is a 404. `{base}` in a body becomes the server's URL. Yields the
+    URL and every request that reached it."""
+    seen: list[Seen] = []
+    base = ""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            parts = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            req = Seen(self.command, parts.path, parse_qs(parts.query), dict(self.headers), self.rfile.read(length))
+            seen.append(req)
+            route = routes.get(parts.path)
+            status, headers, body = (route(req) if callable(route) else route) if route else (404, {}, b"")
+            body = body.replace(b"{base}", base.encode())
+            self.send_response(status)
+            for k, v in headers.items():
+                if v != "":  # "Content-Length": "" sends none: the body ends when the connection closes
+                    self.send_header(k, v)
+            if "Content-Length" not in headers:
+                self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client stopped: a size limit
+                self.wfile.write(body)
+
+        do_GET = do_POST = _serve
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    base = f"http://127.0.0.1:{srv.server_address[1]}"
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield base, seen
     finally:
         srv.shutdown()
         srv.server_close()

@@ -208,7 +208,9 @@ class Answer(BaseModel):
             for r in self.references:
                 date = f", {r.date}" if r.date else ""
                 quote = " ".join(r.quote.split())
-                lines.append(f'[{r.n}] {r.title or r.doc_id}{date} ({r.doc_id}, {r.locator}): "{quote}"')
+                # A web page (or a record with its URL) is named by its URL: where a reader can check the quote.
+                where = r.source if r.source.startswith(("https://", "http://")) else r.doc_id
+                lines.append(f'[{r.n}] {r.title or r.doc_id}{date} ({where}, {r.locator}): "{quote}"')
         if self.warnings:
             lines += ["", "Warnings"] + [f"- {w}" for w in self.warnings]
         if self.contradictions:

@@ -11,7 +11,11 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
 
-from citegraph.schemas import Answer, TraceEvent
+from citegraph.context import Context
+from citegraph.retrievers.hybrid import shared_retriever
+from citegraph.schemas import Answer, Evidence, TraceEvent
+from citegraph.text import answerability as ans
+from citegraph.web.pages import is_web_page
 
 
 def trace(
@@ -57,3 +61,19 @@ def with_trace(answer: Answer, events: list[TraceEvent]) -> Answer:
     engines = {e.engine for e in events if e.node in ("route", "decompose", "extract", "write")}
     engine = "llm" if "llm" in engines else "extractive"
     return answer.model_copy(update={"timings_ms": timings, "fallbacks": fallbacks, "engine": engine})
+
+
+def searches_web(ctx: Context | None, mode: str) -> bool:
+    """Whether a run searches the web: recent mode, the operator's provider set, pages asked for."""
+    return ctx is not None and mode == "recent" and ctx.deployment.web is not None and ctx.web_pages > 0
+
+
+def corpus_words(ctx: Context, evidence: list[Evidence]) -> ans.CorpusWords:
+    """The words coverage is judged against ("no passage in the corpus mentions X"): the corpus's, and
+    the web corpus's too when pages read from the web are in the evidence. Opens the corpora: call it
+    off the event loop."""
+    corpus = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
+    web = ctx.deployment.web
+    if web is None or not any(is_web_page(e.doc_id) for e in evidence):
+        return corpus
+    return ans.PooledWords([corpus, shared_retriever(web.corpus_dir)])

@@ -29,11 +29,10 @@ from langgraph.runtime import Runtime
 from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.llm import yes_probability
-from citegraph.nodes import trace
+from citegraph.nodes import corpus_words, trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import JUDGE, fence
 from citegraph.reader import get_reader
-from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence, Fact
 from citegraph.state import State
 from citegraph.text import answerability as ans
@@ -103,10 +102,10 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     started = time.perf_counter()
     question = state["question"]
     evidence = state.get("evidence", [])
-    retriever = await asyncio.to_thread(shared_retriever, ctx.corpus_dir, ctx.chroma_url)
+    words = await asyncio.to_thread(corpus_words, ctx, evidence)
     # In a worker thread: the first calls build the corpus vocabulary (a sort of every BM25 token) and
     # scan the passages for hyphenated words.
-    written, unseen = await asyncio.to_thread(ans.corpus_words, question, known_words(), retriever)
+    written, unseen = await asyncio.to_thread(ans.corpus_words, question, known_words(), words)
     relevant = sorted(
         (f for f in usable_facts(state) if ans.bears(f.relevance, f.answer_p, ctx.min_fact_relevance)),
         key=lambda f: -f.relevance,

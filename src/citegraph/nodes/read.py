@@ -21,9 +21,8 @@ from pydantic import BaseModel, Field
 from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.llm import structured_call
-from citegraph.nodes import trace
+from citegraph.nodes import corpus_words, trace
 from citegraph.prompts import READ, fence
-from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Evidence
 from citegraph.state import State
 from citegraph.text import answerability as ans
@@ -72,7 +71,7 @@ def uncoverable(ctx: Context, question: str, passages: list[Evidence]) -> str | 
     """Why no fact of these passages could answer, by the judge's coverage rule (a name no passage of
     the corpus mentions; key terms no passage here mentions), or None."""
     english = known_words()
-    written, unseen = ans.corpus_words(question, english, shared_retriever(ctx.corpus_dir, ctx.chroma_url))
+    written, unseen = ans.corpus_words(question, english, corpus_words(ctx, passages))
     keys, named = ans.keys_to_cover(question, english, unseen, written)
     if named:
         return f"skipped: {ans.ABSENT_FROM_CORPUS} {', '.join(repr(k) for k in named)}"

@@ -21,7 +21,7 @@ from langgraph.types import Send
 
 from citegraph.context import Context
 from citegraph.embed import known_words
-from citegraph.nodes import short, trace
+from citegraph.nodes import searches_web, short, trace
 from citegraph.retrievers.hybrid import HybridRetriever, shared_retriever
 from citegraph.schemas import Evidence, QueryClass
 from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
@@ -43,11 +43,6 @@ def budget(ctx: Context, qclass: QueryClass) -> int:
 
 def as_of_date(ctx: Context, state_as_of: str | None) -> date:
     return parse_date(state_as_of) or parse_date(ctx.as_of) or date.today()
-
-
-def searches_web(ctx: Context | None, mode: str) -> bool:
-    """Whether a run searches the web: recent mode, the operator's provider set, pages asked for."""
-    return ctx is not None and mode == "recent" and ctx.deployment.web is not None and ctx.web_pages > 0
 
 
 def fan_out_retrieval(state: State, runtime: Runtime[Context] | None = None) -> list[Send] | str:
@@ -211,7 +206,7 @@ async def search_web(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
     evidence = [e.model_copy(update={"sub_query": sq.text}) for e in results]
     detail = (
         f"{sq.facet}: {len(got.results)} results, {len(got.doc_ids)} pages read, {len(evidence)} passages; "
-        f"{got.requests} requests, {got.cached} from the cache"
+        f"requests sent: {got.requests}, answered from the cache: {got.cached}"
     )
     decided = {
         "sub_query": sq.text,

@@ -13,7 +13,7 @@ says. The graph abstains below a threshold (Context.abstain_threshold).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Protocol
@@ -460,6 +460,20 @@ class CorpusWords(Protocol):
 
     def compounds(self) -> frozenset[str]: ...
     def unseen(self, tokens: list[str]) -> set[str]: ...
+
+
+class PooledWords:
+    """The words of several corpora read together (recent mode's corpus and web pages): a hyphenated
+    word of any, a token none of them holds."""
+
+    def __init__(self, corpora: Sequence[CorpusWords]):
+        self.corpora = list(corpora)
+
+    def compounds(self) -> frozenset[str]:
+        return frozenset().union(*(c.compounds() for c in self.corpora))
+
+    def unseen(self, tokens: list[str]) -> set[str]:
+        return set.intersection(*(set(c.unseen(tokens)) for c in self.corpora)) if self.corpora else set(tokens)
 
 
 def corpus_words(question: str, english: frozenset[str], corpus: CorpusWords) -> tuple[frozenset[str], set[str]]:

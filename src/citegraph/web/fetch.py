@@ -141,6 +141,7 @@ class Fetcher:
         return rules.can_fetch(ROBOTS_AGENT, url)
 
     def fetch(self, url: str) -> Fetched:
+        check_host(url, self.policy.allow_private)  # before robots.txt: nothing is sent to such a host
         if not self.allowed(url):
             raise FetchError(f"robots.txt disallows it: {url[:200]}")
         final, status, ctype, body = self._get(url, PAGE_TYPES)

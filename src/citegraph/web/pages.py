@@ -23,8 +23,15 @@ from citegraph.web.search import WebResult
 WEB_TIER = "tertiary"
 
 
+_PAGE_ID = "web-"
+
+
 def page_id(url: str) -> str:
-    return "web-" + hashlib.sha256(url.encode()).hexdigest()[:16]
+    return _PAGE_ID + hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def is_web_page(doc_id: str) -> bool:
+    return doc_id.startswith(_PAGE_ID)
 
 
 # trafilatura's tree of the main content: these elements are blocks of their own; anything else at the
@@ -66,23 +73,27 @@ def _blocks(body: Any) -> list[str]:
     return [b for b in out if b.strip("# ")]
 
 
-def _main_text(html: str, url: str) -> tuple[str, str | None, str | None]:
-    """(text, title, date) of the page's main content; "" when trafilatura finds none."""
+def _main_text(html: str, url: str) -> tuple[str, str | None]:
+    """(text, title) of the page's main content; "" when trafilatura finds none."""
     import trafilatura
 
-    doc = trafilatura.bare_extraction(
-        html,
-        url=url,
-        with_metadata=True,
-        include_comments=False,
-        include_tables=True,
-        # Only dates the page declares (meta tags, JSON-LD, its URL): htmldate's extensive search
-        # guesses from any date in the text (a 2001 copyright line dated a 2022 page 2001-01-01).
-        date_extraction_params={"extensive_search": False, "original_date": True},
-    )
-    if doc is None or getattr(doc, "body", None) is None:
-        return "", None, None
-    return "\n\n".join(_blocks(doc.body)), getattr(doc, "title", None), getattr(doc, "date", None)
+    doc = trafilatura.bare_extraction(html, url=url, with_metadata=True, include_comments=False, include_tables=True)
+    body = getattr(doc, "body", None)  # a Document (as_dict is off)
+    if body is None:
+        return "", None
+    return "\n\n".join(_blocks(body)), getattr(doc, "title", None)
+
+
+def _declared_date(html: str, url: str) -> str | None:
+    """The publication date the page declares in its metadata (JSON-LD, Open Graph, its URL's path), by
+    htmldate without its extensive search, which guesses from any date in the text (a 2001 copyright
+    line dated a 2022 page 2001-01-01)."""
+    from htmldate import find_date
+
+    try:
+        return find_date(html, url=url, extensive_search=False, original_date=True)
+    except (ValueError, TypeError):
+        return None
 
 
 def page_record(page: Fetched, result: WebResult) -> dict[str, Any] | None:
@@ -93,7 +104,8 @@ def page_record(page: Fetched, result: WebResult) -> dict[str, Any] | None:
     else:
         soup = visible_html(page.text)
         front = html_head(soup)
-        text, title, meta_date = _main_text(str(soup), page.url)
+        meta_date = None if front.get("date") else _declared_date(page.text, page.url)
+        text, title = _main_text(str(soup), page.url)
         if not text.strip():  # no main content found: the page's visible text, block by block
             text = "\n\n".join(line.strip() for line in soup.get_text("\n").splitlines() if line.strip())
     if not text.strip():
