@@ -78,10 +78,10 @@ def doc_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def run_cli(*args: str, **kwargs):
-    """Run the real `citegraph` console script in a subprocess."""
+def run_cli(*args: str, env: dict[str, str] | None = None, **kwargs):
+    """Run the real `citegraph` console script in a subprocess (`env`: variables set for it)."""
     import subprocess
 
     exe = Path(sys.executable).parent / "citegraph"
-    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
     return subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, timeout=600, **kwargs)

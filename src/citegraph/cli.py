@@ -24,8 +24,10 @@ from citegraph.context import (
     SENTENCE_RANKERS,
     STRUCTURED_OUTPUT,
     SUPPORT_CHECK,
+    WEB_PROVIDERS,
     ChunkingSettings,
     RetrievalSettings,
+    configure_web,
 )
 from citegraph.errors import InputError
 from citegraph.text.dates import require_date
@@ -144,6 +146,22 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         metavar="P",
         help="with a model: drop a sentence it writes when the learned support check gives its cited quotes less "
         f"than this probability of saying it (default {SUPPORT_CHECK}; 0: only its names and numbers are checked)",
+    )
+    w = p.add_argument_group("web search (recent mode; the key is read from BRAVE_API_KEY or TAVILY_API_KEY)")
+    w.add_argument(
+        "--web-search",
+        choices=WEB_PROVIDERS,
+        help="search the web in recent mode with this provider (default $CITEGRAPH_WEB_SEARCH, else no web search)",
+    )
+    w.add_argument(
+        "--web-url", help="the provider's API base URL, or the SearxNG instance (default $CITEGRAPH_WEB_URL)"
+    )
+    w.add_argument("--web-pages", type=int, metavar="N", help="result pages read per sub-query (default 3; 0: none)")
+    w.add_argument(
+        "--web-cache", metavar="DIR", help="where searches and pages are kept (default ~/.cache/citegraph/web)"
+    )
+    w.add_argument(
+        "--offline", action="store_true", help="send no web request: searches and pages come from the cache only"
     )
     p.add_argument("--quiet", action="store_true", help="no per-node progress on stderr")
 
@@ -432,6 +450,8 @@ def cmd_ask(a: argparse.Namespace) -> int:
         sentence_ranker=a.sentence_ranker,
         abstain_threshold=a.abstain_threshold,
         support_check=a.support_check,
+        web=configure_web(a.web_search, a.web_url, a.web_cache, a.offline),
+        web_pages=a.web_pages,
     )
     from citegraph.store.corpus import require_corpus
 

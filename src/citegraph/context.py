@@ -196,29 +196,6 @@ class WebSettings:
         return os.path.join(os.path.expanduser(self.cache_dir), "corpus")
 
 
-def _truthy(name: str) -> bool:
-    return (_env(name) or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def _web_from_env() -> WebSettings | None:
-    """CITEGRAPH_WEB_SEARCH names the provider (unset: no web search); CITEGRAPH_WEB_URL its base URL,
-    CITEGRAPH_WEB_CACHE the cache folder, CITEGRAPH_OFFLINE=1 forbids requests, CITEGRAPH_WEB_ALLOW_PRIVATE=1
-    lets result pages on private addresses be read; the key comes from the provider's own variable."""
-    provider = (_env("CITEGRAPH_WEB_SEARCH") or "").strip().lower()
-    if provider in ("", "off", "none"):
-        return None
-    key = next((v for v in (_env(n) for n in WEB_KEYS.get(provider, ())) if v), "")
-    return WebSettings(
-        provider=provider,
-        base_url=_env("CITEGRAPH_WEB_URL", "") or "",
-        api_key=key,
-        cache_dir=_env("CITEGRAPH_WEB_CACHE") or _default_web_cache(),
-        offline=_truthy("CITEGRAPH_OFFLINE"),
-        allow_private=_truthy("CITEGRAPH_WEB_ALLOW_PRIVATE"),
-        timeout_s=_env_seconds("CITEGRAPH_WEB_TIMEOUT_S", 10.0),
-    )
-
-
 def _env(name: str, default: str | None = None) -> str | None:
     import os
 
@@ -259,6 +236,32 @@ def _corpora_from_env() -> dict[str, str]:
     return corpora
 
 
+def _truthy(name: str) -> bool:
+    return (_env(name) or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def configure_web(
+    provider: str | None = None, base_url: str | None = None, cache_dir: str | None = None, offline: bool = False
+) -> WebSettings | None:
+    """The operator's web search: CITEGRAPH_WEB_SEARCH names the provider (unset or "off": no web search),
+    CITEGRAPH_WEB_URL its base URL, CITEGRAPH_WEB_CACHE the cache folder, CITEGRAPH_OFFLINE=1 forbids
+    requests, CITEGRAPH_WEB_ALLOW_PRIVATE=1 lets result pages on private addresses be read; the key comes
+    from the provider's own variable (BRAVE_API_KEY, TAVILY_API_KEY). Arguments given (the CLI's) win."""
+    chosen = (provider or _env("CITEGRAPH_WEB_SEARCH") or "").strip().lower()
+    if chosen in ("", "off", "none"):
+        return None
+    key = next((v for v in (_env(n) for n in WEB_KEYS.get(chosen, ())) if v), "")
+    return WebSettings(
+        provider=chosen,
+        base_url=base_url or _env("CITEGRAPH_WEB_URL", "") or "",
+        api_key=key,
+        cache_dir=cache_dir or _env("CITEGRAPH_WEB_CACHE") or _default_web_cache(),
+        offline=offline or _truthy("CITEGRAPH_OFFLINE"),
+        allow_private=_truthy("CITEGRAPH_WEB_ALLOW_PRIVATE"),
+        timeout_s=_env_seconds("CITEGRAPH_WEB_TIMEOUT_S", 10.0),
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class Deployment:
     """What only the operator sets: where the corpora are, which model is called with which key, and
@@ -293,7 +296,7 @@ class Deployment:
     # the extractive engine. A slow model that answers every call cost 150-310 s a question here.
     run_deadline_s: float = field(default_factory=lambda: _env_seconds("CITEGRAPH_RUN_DEADLINE_S", 600.0))
     # Recent mode's web search (WebSettings); None: recent mode re-weights the corpus only, no request.
-    web: WebSettings | None = field(default_factory=_web_from_env)
+    web: WebSettings | None = field(default_factory=configure_web)
 
     def __post_init__(self) -> None:
         if not self.corpora or "default" not in self.corpora:

@@ -21,7 +21,7 @@ from citegraph.ingest.pipeline import ingest
 from citegraph.web import fetch as fetch_module
 from citegraph.web.fetch import Fetcher, FetchError, FetchPolicy
 from citegraph.web.search import Query, SearchError, search
-from conftest import DATA, DOCS
+from conftest import DATA, DOCS, run_cli
 from helpers import Seen, fixture_site
 
 WEB = DATA / "web"
@@ -251,3 +251,17 @@ def test_a_search_error_says_which_provider_and_why():
             pytest.raises(SearchError, match=why),
         ):
             search(c, "brave", base, "k", Query("q", 3))
+
+
+def test_cli_recent_question_on_searxng_then_offline_from_the_cache(corpus: Path, tmp_path: Path):
+    env = {"CITEGRAPH_WEB_ALLOW_PRIVATE": "1", "CITEGRAPH_WEB_SEARCH": ""}
+    with fixture_site(site_routes("searxng-search.json", "/search")) as (base, seen):
+        args = ["ask", QUESTION, "--corpus", str(corpus), "--mode", "recent", "--web-cache", str(tmp_path / "w")]
+        online = run_cli(*args, "--web-search", "searxng", "--web-url", base, "--quiet", env=env)
+        assert online.returncode == 0, online.stderr
+        assert "squid runs as user proxy" in online.stdout and f"({base}{PAGE}, chars" in online.stdout
+        sent = len(seen)
+        offline = run_cli(*args, "--web-search", "searxng", "--web-url", base, "--offline", "--quiet", env=env)
+        assert offline.returncode == 0 and offline.stdout == online.stdout and len(seen) == sent
+    missing = run_cli(*args, "--web-search", "searxng", env=env)  # no instance URL: said, before any work
+    assert missing.returncode != 0 and "needs the instance's URL (CITEGRAPH_WEB_URL)" in missing.stderr
