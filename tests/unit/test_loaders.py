@@ -33,6 +33,29 @@ def test_html_keeps_headings_drops_scripts(tmp_path: Path):
     assert doc.text == "## Decline\n\nLost 45 percent."
 
 
+def test_html_blocks_inside_a_block_stay_blocks(tmp_path: Path):
+    """A layout table's cell holding a menu, a heading and a list (libxslt's news page) used to be read as
+    one run-on block; a list item with a list inside is its own text, then each inner item."""
+    p = tmp_path / "news.html"
+    p.write_text(
+        "<html><body><table><tr><td><a href='x'>Symbols</a></td><td>"
+        "<p>See the git page.</p><h3>v1.1.35: Feb 16 2022</h3>"
+        "<ul><li>Security: fix use-after-free.</li><li>Bug fixes:<ul><li>Fix xsl:number.</li></ul> and more.</li></ul>"
+        "Trailing note.</td></tr></table></body></html>"
+    )
+    (doc,) = load_file(p).docs
+    assert doc.text.split("\n\n") == [
+        "Symbols",
+        "See the git page.",
+        "### v1.1.35: Feb 16 2022",
+        "Security: fix use-after-free.",
+        "Bug fixes:",
+        "Fix xsl:number.",
+        "and more.",
+        "Trailing note.",
+    ]
+
+
 def test_html_text_a_reader_never_sees_is_not_indexed(tmp_path: Path):
     p = tmp_path / "h.html"
     p.write_text(

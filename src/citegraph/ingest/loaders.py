@@ -41,7 +41,7 @@ from citegraph.text.dates import parse_date, stated_date
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 5
+LOADERS_VERSION = 6
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 DEFAULT_TIER = "secondary"
@@ -333,7 +333,7 @@ def _load_markdown(path: Path, text: str) -> SourceDoc | Skipped:
     from markdown_it import MarkdownIt
 
     html = MarkdownIt("commonmark").enable("table").render(text)
-    body, _ = _html_text(html)
+    body, _ = html_blocks(html)
     return _text_doc(path, body, front)
 
 
@@ -383,7 +383,7 @@ def _load_rst(path: Path, text: str) -> SourceDoc | Skipped:
         )
     except Exception as exc:  # docutils raises its own kinds on pathological input
         return Skipped(str(path), f"unreadable reStructuredText: {type(exc).__name__}: {exc}")
-    body, _ = _html_text(parts["html_body"])
+    body, _ = html_blocks(parts["html_body"])
     front: dict[str, Any] = {}
     if parts.get("title"):
         from bs4 import BeautifulSoup
@@ -475,7 +475,51 @@ def html_head(soup: Any) -> dict[str, Any]:
     return front
 
 
-def _html_text(html: str) -> tuple[str, dict[str, Any]]:
+def _block_text(el: Any) -> str:
+    """One block with no block inside it, as text: a heading as a Markdown heading; code with its lines."""
+    if el.name == "pre":  # code keeps its lines; blank lines inside would split it into blocks
+        lines = [ln.rstrip() for ln in el.get_text().splitlines()]
+        return "\n".join(ln for ln in lines if ln.strip())
+    # Inline tags join as the page shows them ("<b>Note</b>:" is "Note:"), line breaks as spaces.
+    txt = " ".join(el.get_text().split())
+    if txt and el.name in {"h1", "h2", "h3", "h4", "h5", "h6"}:
+        return "#" * int(el.name[1]) + " " + txt
+    return txt
+
+
+def _walk_blocks(node: Any, parts: list[str], keep_loose: bool) -> None:
+    """The blocks under `node` in document order. A block holding other blocks (a layout table's cell
+    with a heading and a list in it) is not taken whole, which ran its menu, heading and items into one
+    "sentence" ("SymbolsSee the git page … v1.1.35: Feb 16 2022 Security: …"): its inner blocks are
+    blocks of their own and its loose text between them another. Loose text outside any block (in a
+    page's divs: menus, bylines) is left out, as before."""
+    from bs4 import Tag
+
+    run: list[str] = []
+
+    def flush() -> None:
+        txt = " ".join("".join(run).split())
+        if txt and keep_loose:
+            parts.append(txt)
+        run.clear()
+
+    for child in node.children:
+        if not isinstance(child, Tag):
+            run.append(str(child))
+        elif child.find(_BLOCK_TAGS) is not None:  # a container, or a block holding blocks
+            flush()
+            _walk_blocks(child, parts, keep_loose or child.name in _BLOCK_TAGS)
+        elif child.name in _BLOCK_TAGS:
+            flush()
+            txt = _block_text(child)
+            if txt:
+                parts.append(txt)
+        else:
+            run.append(child.get_text())
+    flush()
+
+
+def html_blocks(html: str) -> tuple[str, dict[str, Any]]:
     """The blocks of an HTML page as text (headings as Markdown headings, code blocks with their line
     breaks) and what its head says (title, date)."""
     soup = visible_html(html)
@@ -484,28 +528,14 @@ def _html_text(html: str) -> tuple[str, dict[str, Any]]:
     front = html_head(soup)
     parts: list[str] = []
     root = soup.body or soup
-    for el in root.find_all(_BLOCK_TAGS):
-        if el.find_parent(_BLOCK_TAGS):  # nested inside another block: its parent carries its text
-            continue
-        if el.name == "pre":  # code keeps its lines; blank lines inside would split it into blocks
-            lines = [ln.rstrip() for ln in el.get_text().splitlines()]
-            txt = "\n".join(ln for ln in lines if ln.strip())
-        else:
-            # Inline tags join as the page shows them ("<b>Note</b>:" is "Note:"), line breaks as spaces.
-            txt = " ".join(el.get_text().split())
-        if not txt:
-            continue
-        if el.name in {"h1", "h2", "h3", "h4", "h5", "h6"}:
-            parts.append("#" * int(el.name[1]) + " " + txt)
-        else:
-            parts.append(txt)
+    _walk_blocks(root, parts, keep_loose=False)
     if not parts:  # no block markup: take the plain text
         parts = [re.sub(r"[ \t]+", " ", root.get_text("\n", strip=True))]
     return "\n\n".join(p for p in parts if p), front
 
 
 def _load_html(path: Path, html: str) -> SourceDoc | Skipped:
-    text, front = _html_text(html)
+    text, front = html_blocks(html)
     return _text_doc(path, text, front)
 
 

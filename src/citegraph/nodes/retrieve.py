@@ -29,7 +29,7 @@ from citegraph.text import answerability as ans
 from citegraph.text.claims import claims
 from citegraph.text.dates import parse_date
 from citegraph.text.tokens import tokenize
-from citegraph.web.branch import Gathered, gather
+from citegraph.web.branch import Gathered, gather, web_corpus_lock
 from citegraph.web.search import Query
 
 
@@ -189,10 +189,11 @@ def _web(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], Gathered]:
     got = gather(cfg, query, ctx.web_pages)
     if not got.doc_ids:
         return [], got
-    retriever = shared_retriever(cfg.corpus_dir)
-    results, note = _candidates(ctx, task, retriever, set(got.doc_ids))
+    with web_corpus_lock:
+        retriever = shared_retriever(cfg.corpus_dir)
+        results, note = _candidates(ctx, task, retriever, set(got.doc_ids))
+        written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds() | retriever.compounds()
     got.notes.append(note)
-    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds() | retriever.compounds()
     return answer_first(task["question"], results, budget(ctx, task["query_class"]), written), got
 
 

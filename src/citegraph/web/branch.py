@@ -25,8 +25,9 @@ from citegraph.web.fetch import Fetcher, FetchError, FetchPolicy
 from citegraph.web.pages import page_record
 from citegraph.web.search import Query, SearchError, WebResult, search
 
-# Pages written to the web corpus one ingest at a time in this process (sub-queries run in parallel).
-_ingest_lock = threading.Lock()
+# The web corpus is written and read by one sub-query at a time in this process (they run in parallel):
+# an ingest reopens the shared retriever, which must not close under another sub-query's search.
+web_corpus_lock = threading.Lock()
 
 
 @dataclass
@@ -101,7 +102,7 @@ def gather(cfg: WebSettings, q: Query, pages: int) -> Gathered:
             client.close()
     if records:
         try:
-            with _ingest_lock:
+            with web_corpus_lock:
                 report = ingest([], cfg.corpus_dir, records=[load_records(records, "web")])
             out.notes += [f"{s.source}: {s.reason}" for s in report.skipped]
             out.doc_ids = [str(r["_id"]) for r in records]

@@ -1,8 +1,8 @@
-"""A fetched page as a document record, read like a local file: its main text (trafilatura drops the
-menus, sidebars and footers around it), its title, and its date with where the date came from.
+"""A fetched page as a document record, read like a local HTML file: its text without the page's frame
+(header, menus, sidebars, footer) or anything hidden, its title, and its date with where the date came from.
 
 The date, in order of trust: the page's own meta tags (as for a local HTML file), the publication
-metadata trafilatura's date finder (htmldate) reads without guessing from the page's text, the date
+metadata htmldate reads without guessing from the page's text (JSON-LD, Open Graph, the URL), the date
 the search provider gave for the result, a date the text states near its top; else the page is
 undated (never the time it was fetched: that says nothing of what the page describes).
 """
@@ -10,10 +10,9 @@ undated (never the time it was fetched: that says nothing of what the page descr
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
-from citegraph.ingest.loaders import html_head, visible_html
+from citegraph.ingest.loaders import html_blocks, html_head, visible_html
 from citegraph.text.dates import parse_date, stated_date
 from citegraph.web.fetch import Fetched
 from citegraph.web.search import WebResult
@@ -34,54 +33,21 @@ def is_web_page(doc_id: str) -> bool:
     return doc_id.startswith(_PAGE_ID)
 
 
-# trafilatura's tree of the main content: these elements are blocks of their own; anything else at the
-# top (code, emphasis, links) runs on with the text around it, paragraphs split at blank lines.
-_BLOCKS = {"p", "head", "quote", "pre", "list", "table"}
+# What frames a page's content rather than being part of it (visible_html already drops <nav> and
+# <footer>): the site's header, sidebars, forms, and the same regions marked by ARIA role.
+_CHROME = (
+    "header, aside, form, [role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search]"
+)
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _blocks(body: Any) -> list[str]:
-    """The main content's blocks as plain text: a paragraph a block (its source line breaks joined),
-    a heading as a Markdown heading (chunking follows them), a list item or table row a block."""
-    out: list[str] = []
-    loose: list[str] = [body.text or ""]
-
-    def flush() -> None:
-        out.extend(b for b in (_one_line(part) for part in re.split(r"\n\s*\n", "".join(loose))) if b)
-        loose.clear()
-
-    for el in body:
-        if el.tag in _BLOCKS:
-            flush()
-            if el.tag == "head":
-                level = int(str(el.get("rend", "h2"))[1:] or 2) if str(el.get("rend", "")).startswith("h") else 2
-                out.append("#" * min(max(level, 1), 6) + " " + _one_line("".join(el.itertext())))
-            elif el.tag == "pre":
-                out.append("\n".join(ln.rstrip() for ln in "".join(el.itertext()).splitlines() if ln.strip()))
-            elif el.tag in ("list", "table"):
-                rows = el.iter("item") if el.tag == "list" else el.iter("row")
-                out.extend(t for t in (_one_line(" ".join(r.itertext())) for r in rows) if t)
-            else:
-                out.append(_one_line("".join(el.itertext())))
-        else:
-            loose.append("".join(el.itertext()))
-        loose.append(el.tail or "")
-    flush()
-    return [b for b in out if b.strip("# ")]
-
-
-def _main_text(html: str, url: str) -> tuple[str, str | None]:
-    """(text, title) of the page's main content; "" when trafilatura finds none."""
-    import trafilatura
-
-    doc = trafilatura.bare_extraction(html, url=url, with_metadata=True, include_comments=False, include_tables=True)
-    body = getattr(doc, "body", None)  # a Document (as_dict is off)
-    if body is None:
-        return "", None
-    return "\n\n".join(_blocks(body)), getattr(doc, "title", None)
+def _main_text(soup: Any) -> str:
+    """The page's content as blocks of text, read as a local HTML file is (ingest/loaders.html_blocks),
+    without the page's frame. trafilatura's main-text extraction was tried and measured first: on
+    documentation pages it lost the prose (GCC 12's NEWS page: 5.8 KB kept of 52 KB, inline code made
+    blocks of their own, the sentences around them dropped) and ran release notes' lines together."""
+    for tag in soup.select(_CHROME):
+        tag.decompose()
+    return html_blocks(str(soup))[0]
 
 
 def _declared_date(html: str, url: str) -> str | None:
@@ -99,15 +65,13 @@ def _declared_date(html: str, url: str) -> str | None:
 def page_record(page: Fetched, result: WebResult) -> dict[str, Any] | None:
     """The page as a corpus record (loaders.load_records' format), or None when it has no text."""
     if page.content_type == "text/plain":
-        text, title, meta_date = page.text, None, None
+        text, meta_date = page.text, None
         front: dict[str, Any] = {}
     else:
-        soup = visible_html(page.text)
+        soup = visible_html(page.text)  # hidden text is no evidence, on the web least of all
         front = html_head(soup)
         meta_date = None if front.get("date") else _declared_date(page.text, page.url)
-        text, title = _main_text(str(soup), page.url)
-        if not text.strip():  # no main content found: the page's visible text, block by block
-            text = "\n\n".join(line.strip() for line in soup.get_text("\n").splitlines() if line.strip())
+        text = _main_text(soup)
     if not text.strip():
         return None
     date, source = parse_date(front.get("date")), "html meta"
@@ -119,7 +83,7 @@ def page_record(page: Fetched, result: WebResult) -> dict[str, Any] | None:
     record: dict[str, Any] = {
         "_id": page_id(page.url),
         "text": text,
-        "title": (front.get("title") or title or result.title or page.url)[:300],
+        "title": (front.get("title") or result.title or page.url)[:300],
         "url": page.url,
         "source_tier": WEB_TIER,
         "searched_url": result.url,
