@@ -487,6 +487,12 @@ def _block_text(el: Any) -> str:
     return txt
 
 
+# A list item is read whole even with a list inside: split, a table of contents became one block per
+# entry, and a bare entry ("dns.lookupService(address, port, callback)") was quoted as an answer
+# (realdocs4 h12).
+_WHOLE = frozenset({"li"})
+
+
 def _walk_blocks(node: Any, parts: list[str], keep_loose: bool) -> None:
     """The blocks under `node` in document order. A block holding other blocks (a layout table's cell
     with a heading and a list in it) is not taken whole, which ran its menu, heading and items into one
@@ -506,7 +512,7 @@ def _walk_blocks(node: Any, parts: list[str], keep_loose: bool) -> None:
     for child in node.children:
         if not isinstance(child, Tag):
             run.append(str(child))
-        elif child.find(_BLOCK_TAGS) is not None:  # a container, or a block holding blocks
+        elif child.find(_BLOCK_TAGS) is not None and child.name not in _WHOLE:  # a container, or a cell of blocks
             flush()
             _walk_blocks(child, parts, keep_loose or child.name in _BLOCK_TAGS)
         elif child.name in _BLOCK_TAGS:
