@@ -44,7 +44,7 @@ def brave_answer(question: dict, pages: dict) -> bytes:
             "title": pages[name]["title"],
             "url": "{base}/pages/" + name,
             "description": pages[name]["title"],
-            "page_age": pages[name]["page_age"] + "T00:00:00",
+            **({"page_age": pages[name]["page_age"] + "T00:00:00"} if pages[name].get("page_age") else {}),
         }
         for name in question["results"]
     ]
@@ -76,6 +76,7 @@ def main() -> int:
     ap.add_argument("--llm-base-url")
     ap.add_argument("--llm-model")
     ap.add_argument("--out", default="bench-out/web")
+    ap.add_argument("--cold-only", action="store_true", help="one run a question (with a model: the slow part)")
     a = ap.parse_args()
     questions = [json.loads(line) for line in (HERE / "questions.jsonl").read_text().splitlines() if line.strip()]
     pages = json.loads((HERE / "pages.json").read_text())
@@ -85,8 +86,9 @@ def main() -> int:
         return 200, {"Content-Type": "application/json"}, brave_answer(current["q"], pages)
 
     routes = {"/res/v1/web/search": search, "/robots.txt": (200, {"Content-Type": "text/plain"}, b"User-agent: *\n")}
-    for name in pages:
-        routes[f"/pages/{name}"] = (200, {"Content-Type": "text/html"}, (HERE / "pages" / name).read_bytes())
+    for name, page in pages.items():
+        ctype = page.get("type", "text/html")
+        routes[f"/pages/{name}"] = (200, {"Content-Type": ctype}, (HERE / "pages" / name).read_bytes())
     llm = {"llm_base_url": a.llm_base_url, "llm_model": a.llm_model} if a.llm_model else {}
     rows = []
     with fixture_site(routes) as (base, _), tempfile.TemporaryDirectory() as tmp:
@@ -96,10 +98,14 @@ def main() -> int:
                 provider="brave", base_url=base, api_key="bench", cache_dir=f"{tmp}/{n}", allow_private=True
             )
             answer, cold_s, cold_web_s, cold_req = run(make_context(corpus_dir=a.corpus, web=web, **llm), q["question"])
-            _, warm_s, warm_web_s, warm_req = run(make_context(corpus_dir=a.corpus, web=web, **llm), q["question"])
-            _, corpus_s, _, _ = run(make_context(corpus_dir=a.corpus, web=None, **llm), q["question"])
+            warm_s = warm_web_s = corpus_s = 0.0
+            warm_req = 0
+            if not a.cold_only:
+                _, warm_s, warm_web_s, warm_req = run(make_context(corpus_dir=a.corpus, web=web, **llm), q["question"])
+                _, corpus_s, _, _ = run(make_context(corpus_dir=a.corpus, web=None, **llm), q["question"])
             row = {
                 "id": q["id"],
+                "split": q.get("split", "dev"),
                 "question": q["question"],
                 "outcome": score(q, answer),
                 "answerable": bool(q["answers"]),
@@ -123,13 +129,19 @@ def main() -> int:
     def p50(key: str, subset=rows) -> float:
         return round(statistics.median(r[key] for r in subset), 2)
 
-    answerable = [r for r in rows if r["answerable"]]
-    unanswerable = [r for r in rows if not r["answerable"]]
+    def outcomes(subset: list[dict]) -> dict:
+        answerable = [r for r in subset if r["answerable"]]
+        unanswerable = [r for r in subset if not r["answerable"]]
+        return {
+            "n": len(subset),
+            "answerable": {k: sum(r["outcome"] == k for r in answerable) for k in ("right", "wrong", "abstained")},
+            "unanswerable": {k: sum(r["outcome"] == k for r in unanswerable) for k in ("abstained", "wrong")},
+        }
+
     summary = {
         "engine": "llm" if llm else "extractive",
-        "n": len(rows),
-        "answerable": {k: sum(r["outcome"] == k for r in answerable) for k in ("right", "wrong", "abstained")},
-        "unanswerable": {k: sum(r["outcome"] == k for r in unanswerable) for k in ("abstained", "wrong")},
+        **outcomes(rows),
+        "by_split": {s: outcomes([r for r in rows if r["split"] == s]) for s in sorted({r["split"] for r in rows})},
         "p50_s": {"cold": p50("cold_s"), "warm": p50("warm_s"), "corpus_only": p50("corpus_only_s")},
         "p50_web_node_s": {"cold": p50("cold_web_s"), "warm": p50("warm_web_s")},
         "requests": {"cold": sum(r["cold_requests"] for r in rows), "warm": sum(r["warm_requests"] for r in rows)},

@@ -5,6 +5,7 @@ from citegraph.embed import known_words
 from citegraph.nodes.decompose import extractive_sub_queries
 from citegraph.nodes.extract import heading_for, with_antecedent
 from citegraph.nodes.judge import covered_facts
+from citegraph.nodes.write import choose_facts
 from citegraph.schemas import Evidence, Fact
 from citegraph.text import answerability as ans
 from citegraph.text.claims import claims, text_kind
@@ -210,3 +211,40 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     assert not ans.asks_requirement("How tall is Mount Etna?")
     assert not ans.asks_requirement("How do I install Python packages with pip?")
     assert not ans.asks_requirement("When was the earliest version released?")
+
+
+def test_the_latest_release_is_the_greatest_version_not_the_best_worded_line():
+    q = "What is the latest release of libxslt?"
+    assert ans.latest_kind(q) == "version" and ans.latest_kind("What is the latest Valgrind release?") == "version"
+    assert ans.latest_kind("When was the latest libxslt version released?") == "date"
+    assert ans.latest_kind("What version of libxslt added xsl:number?") is None  # no "latest": not by order
+    assert ans.latest_kind("How tall is the newest tower?") is None  # neither a version nor a date
+    assert ans.value_order("version", "### v1.1.35: Feb 16 2022", q) == (1, 1, 35)
+    assert ans.value_order("version", "Candidate release 1 of libxslt 1.1.34", q) == (1, 1, 34)
+    assert ans.value_order("date", "### 0.1.0: Feb 8 2001", q) < ans.value_order("date", "v1.1.35: Feb 16 2022", q)
+    assert ans.value_order("version", "No release named here.", q) == ()
+
+    # A news page's releases, newest first: the entries under 1.1.35 answer, not the older line that
+    # names libxslt and "release" (and not an entry that names another product's later version).
+    text = (
+        "### v1.1.35: Feb 16 2022\n\nSecurity: Fix use-after-free in xsltApplyTemplates.\n\n"
+        "### v1.1.34: Oct 30 2019\n\nCleanups: Candidate release 1 of libxslt 1.1.34 was made.\n\n"
+        "Build: libxslt now requires libxml2-2.9.0 or later."
+    )
+    ev = _ev(text, title="libxslt News")
+    cs = claims(text)
+    heads = {c.text: heading_for(c, cs, "version", q) for c in cs}
+    facts = []
+    for c in cs:
+        if c.text.startswith("#"):
+            continue
+        f = _fact(c.text, ev)
+        head = heads[c.text]
+        if head is not None:
+            hf = _fact(head.text, ev)
+            facts += [hf]
+            f = f.model_copy(update={"under": hf.id})
+        facts.append(f.model_copy(update={"relevance": 0.9 if "libxslt" in c.text else 0.5}))
+    supported = [f.id for f in facts if f.under]
+    chosen = choose_facts(facts, supported, set(), 2, question=q)
+    assert [f.text for f in chosen] == ["Security: Fix use-after-free in xsltApplyTemplates."]

@@ -121,3 +121,13 @@ def test_web_settings_are_the_operators_and_checked(monkeypatch, tmp_path):
         Context(web_pages=50)
     with pytest.raises(InputError, match="the operator's settings"):
         check_run_settings({"web": {"provider": "brave"}})
+
+
+def test_a_long_page_is_cut_at_a_block_end_and_says_so():
+    from citegraph.web.pages import MAX_PAGE_CHARS
+
+    paragraph = "<p>" + "Word " * 199 + "end.</p>"
+    page = Fetched("https://example.org/long", "text/html", "<html><body>" + paragraph * 200 + "</body></html>")
+    r = page_record(page, WebResult("https://example.org/long"))
+    assert r is not None and len(r["text"]) <= MAX_PAGE_CHARS < r["cut_from_chars"]
+    assert r["text"].endswith("end.")  # whole blocks only

@@ -162,12 +162,22 @@ def extractive_facts(
     """A passage's best answer sentences: ranked by lexical relevance, or, `learned`, by the answer-
     sentence scorer's probability (reader.get_sentence_scorer) over the lexical order's best few."""
     terms = ans.question_terms(question)
-    kind = ans.answer_type(question)
+    latest = ans.latest_kind(question)
+    kind = ans.answer_type(question) or latest
     everything = [c for c in passage_claims(ev.text) if not c.question]
     found = candidate_claims(question, ev.text)
     if not found:
         return []
     headings = {c.start: heading_for(c, everything, kind, question) for c in found}
+
+    def lateness(c: Claim) -> tuple[int, ...]:
+        """For a "latest" question, how late the release a claim belongs to is: its heading's value (a
+        changelog line may name other products' versions), else its own."""
+        head = headings[c.start]
+        return (ans.value_order(latest, head.text, question) if head else ()) or ans.value_order(
+            latest, c.text, question
+        )
+
     # Read closely the claims that could answer (hold the asked kind of value) and share most of the
     # question's rarer terms: the topic's best sentence is not the answer if it holds no answer.
     lexical = sorted(
@@ -179,7 +189,10 @@ def extractive_facts(
             c.kind != "prose",  # a code question still prefers the sentence that names the code
             -ans.coverage(terms, idf, reading(c, found, ev.title)),
         ),
-    )[: LEARNED_PREFILTER if learned else PREFILTER]
+    )
+    if latest:  # the latest release's lines first (a stable sort: the order above among equals)
+        lexical.sort(key=lateness, reverse=True)
+    lexical = lexical[: LEARNED_PREFILTER if learned else PREFILTER]
     scored = [
         (c, rel, typed or headings[c.start] is not None) for c, rel, typed in score_claims(question, ev, lexical, idf)
     ]
@@ -191,6 +204,8 @@ def extractive_facts(
     scored.sort(
         key=lambda x: -ans.answer_score(x[1], probs.get(x[0].start), x[2]) * (1.0 if x[0].kind == "prose" else 0.8)
     )
+    if latest:
+        scored.sort(key=lambda x: lateness(x[0]), reverse=True)
     out: list[Scored] = []
     for c, rel, typed in scored[:limit]:
         head = headings[c.start] if not ans.answer_values(kind, c.text, question) else None

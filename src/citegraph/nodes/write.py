@@ -63,9 +63,15 @@ KEEP_RELATIVE = 0.75
 
 
 def choose_facts(
-    facts: list[Fact], supported: list[str], excluded: set[str], limit: int, relative: float = KEEP_RELATIVE
+    facts: list[Fact],
+    supported: list[str],
+    excluded: set[str],
+    limit: int,
+    relative: float = KEEP_RELATIVE,
+    question: str = "",
 ) -> list[Fact]:
-    """The best supported facts, at most `limit`, each at least `relative` times as good as the first."""
+    """The best supported facts, at most `limit`, each at least `relative` times as good as the first;
+    for a question asking for the latest version or date, the latest release's facts first."""
     by_id = {f.id: f for f in facts}
 
     def score(f: Fact) -> float:
@@ -74,6 +80,21 @@ def choose_facts(
     ranked = sorted(
         (by_id[i] for i in supported if i in by_id and i not in excluded), key=lambda f: (-score(f), -f.weight)
     )
+    latest = ans.latest_kind(question)
+    if latest:
+
+        def lateness(f: Fact) -> tuple[int, ...]:
+            head = by_id.get(f.under or "")  # the release line a changelog entry sits under
+            return (ans.value_order(latest, head.text, question) if head else ()) or ans.value_order(
+                latest, f.text, question
+            )
+
+        ranked.sort(key=lateness, reverse=True)
+        if ranked and lateness(ranked[0]):
+            # Only the latest release's facts, however their wording scores: an older release's line
+            # beside them would read as the answer too.
+            ranked = [f for f in ranked if lateness(f) == lateness(ranked[0])]
+            relative = 0.0
     chosen: list[Fact] = []
     for f in ranked:
         if chosen and score(f) < relative * score(chosen[0]):
@@ -450,7 +471,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     facts, contradictions = state.get("facts", []), state.get("contradictions", [])
     lost = losers(contradictions)
     limit = max_sentences(ctx, state["query_class"])
-    chosen = choose_facts(facts, state.get("supported", []), lost, limit)
+    chosen = choose_facts(facts, state.get("supported", []), lost, limit, question=question)
     plan = extractive_plan(chosen, facts, contradictions, question)
     from_model, picked_by_model, fallback = False, False, None
     model_sentences: list[dict[str, Any]] = []
@@ -458,7 +479,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     declined: str | None = None
     decided: dict[str, Any] = {}
     if engine == "llm" and ctx.llm_write == "quotes":
-        candidates = choose_facts(facts, state.get("supported", []), lost, PICK_CANDIDATES, relative=0.0)
+        candidates = choose_facts(facts, state.get("supported", []), lost, PICK_CANDIDATES, 0.0, question)
         if candidates:
             prompt, numbered = facts_prompt(PICK, question, candidates, contradictions, limit)
             got_picks, fallback = await structured_call(ctx, Picked, prompt, state.get("deadline"))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from citegraph.text.claims import Claim, extract_entities
+from citegraph.text.dates import find_date
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, Vocabulary, tokenize
 
 AnswerType = Literal["number", "date", "version", "code", "person", "place", "organisation", "yesno", "reason"] | None
@@ -294,6 +295,34 @@ def has_answer_type(kind: AnswerType, claim: Claim, question: str) -> bool:
 
 # Quoted phrases: double or typographic quotes, or single quotes that open after a space (not the
 # apostrophes of "gzip's … zlib's").
+# "What is the latest release of libxslt?": the greatest version (or the latest date) answers, not the
+# release whose line matches the question best (a news page lists every release; extraction quoted
+# "Candidate release 1 of libxslt 1.1.34", and for the latest release's date an entry of 2001).
+_LATEST = re.compile(r"\b(latest|newest|most recent|current|last)\b", re.IGNORECASE)
+
+
+def latest_kind(question: str) -> AnswerType:
+    """ "version" or "date" when the question asks for the latest one (its greatest value answers it)."""
+    if not _LATEST.search(question):
+        return None
+    kind = answer_type(question)
+    if kind is None and re.search(r"\b(releases?|versions?)\b", question, re.IGNORECASE):
+        kind = "version"  # "What is the latest Valgrind release?"
+    return kind if kind in ("version", "date") else None
+
+
+def value_order(kind: AnswerType, text: str, question: str) -> tuple[int, ...]:
+    """How late the greatest value of the kind in `text` is, as something to sort by: a version's numbers
+    ("v1.1.35" → (1, 1, 35)), a date's day; () when it holds none."""
+    if kind == "version":
+        keys = [tuple(int(n) for n in re.findall(r"\d+", v)[:4]) for v in answer_values(kind, text, question)]
+        return max((k for k in keys if k), default=())
+    if kind == "date":
+        d = find_date(text)
+        return (d.toordinal(),) if d else ()
+    return ()
+
+
 def the_value(kind: AnswerType, text: str, question: str) -> str | None:
     """The one value of the asked kind a text gives for the question: the only one it holds, or the
     only one next to a word of the question ("178 instances" for "how many instances", not "three

@@ -70,6 +70,8 @@ def _page(
     cache.put("page", r.url, record or {})
     if record is None:
         out.notes.append(f"no text in {r.url}")
+    elif "cut_from_chars" in record:
+        out.notes.append(f"{r.url}: read its first {len(record['text']):,} of {record['cut_from_chars']:,} characters")
     return record
 
 

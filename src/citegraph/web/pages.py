@@ -17,6 +17,11 @@ from citegraph.text.dates import parse_date, stated_date
 from citegraph.web.fetch import Fetched
 from citegraph.web.search import WebResult
 
+# A page's text beyond this is not read: embedding it is the web step's main cost (a 212,000-character
+# news page took most of a question's 20-40 s here), and a page puts what it is about first (a news page
+# its latest release). The record says when a page was cut.
+MAX_PAGE_CHARS = 100_000
+
 # Web pages are tertiary sources unless the operator says otherwise: when a page and a document of the
 # corpus disagree, source tier weighs before recency (DESIGN.md, "Conflicts").
 WEB_TIER = "tertiary"
@@ -74,6 +79,10 @@ def page_record(page: Fetched, result: WebResult) -> dict[str, Any] | None:
         text = _main_text(soup)
     if not text.strip():
         return None
+    whole = len(text)
+    if whole > MAX_PAGE_CHARS:  # cut at a block's end, so no sentence is cut in two
+        cut = text.rfind("\n\n", 0, MAX_PAGE_CHARS)
+        text = text[: cut if cut > 0 else MAX_PAGE_CHARS]
     date, source = parse_date(front.get("date")), "html meta"
     for candidate, where in ((meta_date, "page metadata"), (result.published, "search result")):
         if date is None:
@@ -88,6 +97,8 @@ def page_record(page: Fetched, result: WebResult) -> dict[str, Any] | None:
         "source_tier": WEB_TIER,
         "searched_url": result.url,
     }
+    if len(text) < whole:
+        record["cut_from_chars"] = whole
     if date is not None:
         record["date"] = date.isoformat()
         record["date_source"] = source
