@@ -41,7 +41,7 @@ from citegraph.text.dates import parse_date, stated_date
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 6
+LOADERS_VERSION = 7
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 DEFAULT_TIER = "secondary"
