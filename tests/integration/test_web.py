@@ -289,3 +289,26 @@ def test_a_web_page_is_evidence_never_instructions(corpus: Path, tmp_path: Path)
     assert "user proxy" in answer.answer and "root" not in quoted and "nobody" not in quoted
     assert "SYSTEM" not in quoted
     assert any("instructions to a model" in w for w in answer.warnings)
+
+
+def test_a_fresh_page_and_an_older_document_that_disagree_are_reported_and_settled_by_date(tmp_path: Path, embedder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "frobnicator.md").write_text(
+        "---\ntitle: Frobnicator notes\ndate: 2020-03-01\n---\nThe latest release of the Frobnicator toolkit is 1.4.\n"
+    )
+    corpus = tmp_path / "c"
+    ingest([docs], corpus, embedder=embedder)
+    page = b"<html><body><article><p>The latest release of the Frobnicator toolkit is 2.1.</p></article></body></html>"
+    brave = json.dumps(
+        {"web": {"results": [{"url": "{base}/frob.html", "title": "Frobnicator", "page_age": "2026-10-01"}]}}
+    ).encode()
+    routes = {
+        "/res/v1/web/search": (200, {"Content-Type": "application/json"}, brave),
+        "/frob.html": (200, {"Content-Type": "text/html"}, page),
+    }
+    with fixture_site(routes) as (base, _):
+        answer, _ = ask(corpus, "What is the latest release of the Frobnicator toolkit?", web(base, tmp_path / "w"))
+    assert not answer.abstained and "2.1" in answer.answer
+    (c,) = [c for c in answer.contradictions if set(c.values) == {"1.4", "2.1"}]
+    assert c.resolved and "2026" in c.resolution  # the later date settles it, and says so

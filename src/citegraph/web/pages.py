@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from citegraph.ingest.loaders import html_blocks, html_head, visible_html
+from citegraph.ingest.loaders import DEFAULT_TIER, html_blocks, html_head, visible_html
 from citegraph.text.dates import parse_date, stated_date
 from citegraph.web.fetch import Fetched
 from citegraph.web.search import WebResult
@@ -22,9 +22,10 @@ from citegraph.web.search import WebResult
 # its latest release). The record says when a page was cut.
 MAX_PAGE_CHARS = 100_000
 
-# Web pages are tertiary sources unless the operator says otherwise: when a page and a document of the
-# corpus disagree, source tier weighs before recency (DESIGN.md, "Conflicts").
-WEB_TIER = "tertiary"
+# A page says nothing of its tier, like a file that has no front matter: the default tier. (As tertiary,
+# any file of the corpus would outrank a page in a conflict, and an old document's value would settle
+# a recent question against this year's page; conflicts are settled by agreement, then tier, then date.)
+WEB_TIER = DEFAULT_TIER
 
 
 _PAGE_ID = "web-"
