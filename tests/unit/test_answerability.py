@@ -223,6 +223,7 @@ def test_the_latest_release_is_the_greatest_version_not_the_best_worded_line():
     assert ans.value_order("version", "Candidate release 1 of libxslt 1.1.34", q) == (1, 1, 34)
     assert ans.value_order("date", "### 0.1.0: Feb 8 2001", q) < ans.value_order("date", "v1.1.35: Feb 16 2022", q)
     assert ans.value_order("version", "No release named here.", q) == ()
+    assert ans.value_order("version", "68.4 KB, Uncompressed with Bountiful Comments", q) == ()  # a size
 
     # A news page's releases, newest first: the entries under 1.1.35 answer, not the older line that
     # names libxslt and "release" (and not an entry that names another product's later version).

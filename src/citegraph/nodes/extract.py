@@ -125,9 +125,7 @@ def score_claims(
     return out
 
 
-# A changelog states a release's number (or date) once, in the line its entries sit under.
 HEADED_TYPES = ("version", "date", "code")  # "# Error code E0499" over what the error is
-_HEADING_LINE = re.compile(r"^\W{0,4}(#+ |\* |version\b|release\b|v?\d+(\.\d+)+\b|changes in\b|noteworthy)", re.I)
 
 
 def heading_for(c: Claim, passage_claims: list[Claim], kind: ans.AnswerType, question: str) -> Claim | None:
@@ -137,7 +135,7 @@ def heading_for(c: Claim, passage_claims: list[Claim], kind: ans.AnswerType, que
     if kind not in HEADED_TYPES:
         return None
     for p in reversed([p for p in passage_claims if p.end <= c.start]):
-        if len(p.text) <= 100 and _HEADING_LINE.match(p.text) and ans.answer_values(kind, p.text, question):
+        if len(p.text) <= 100 and ans.RELEASE_LINE.match(p.text) and ans.answer_values(kind, p.text, question):
             return p
     return None
 
@@ -171,12 +169,8 @@ def extractive_facts(
     headings = {c.start: heading_for(c, everything, kind, question) for c in found}
 
     def lateness(c: Claim) -> tuple[int, ...]:
-        """For a "latest" question, how late the release a claim belongs to is: its heading's value (a
-        changelog line may name other products' versions), else its own."""
         head = headings[c.start]
-        return (ans.value_order(latest, head.text, question) if head else ()) or ans.value_order(
-            latest, c.text, question
-        )
+        return ans.release_order(latest, c.text, head.text if head else None, question)
 
     # Read closely the claims that could answer (hold the asked kind of value) and share most of the
     # question's rarer terms: the topic's best sentence is not the answer if it holds no answer.

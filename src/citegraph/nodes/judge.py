@@ -44,6 +44,32 @@ def usable_facts(state: State) -> list[Fact]:
     return [f for f in state.get("facts", []) if f.id not in lost]
 
 
+def later_releases(question: str, relevant: list[Fact], facts: list[Fact]) -> list[Fact]:
+    """For a question asking for the latest release (or its date), the facts of a later release of a
+    document whose releases bear on it: the latest release's lines name nothing the question asks
+    ("Security: Fix use-after-free …" under "### v1.1.35"), an older one's may ("Candidate release 1 of
+    libxslt 1.1.34"). They bear as much as that document's best fact; the writer then quotes the latest."""
+    kind = ans.latest_kind(question)
+    if kind is None:
+        return []
+    by_id = {f.id: f for f in facts}
+
+    def order(f: Fact) -> tuple[int, ...]:
+        head = by_id.get(f.under or "")
+        return ans.release_order(kind, f.text, head.text if head else None, question)
+
+    best: dict[str, tuple[tuple[int, ...], float]] = {}
+    for f in relevant:
+        late, rel = best.get(f.doc_id, ((), 0.0))
+        best[f.doc_id] = (max(late, order(f)), max(rel, f.relevance))
+    have = {f.id for f in relevant}
+    out = []
+    for f in facts:
+        if f.doc_id in best and f.id not in have and f.under and order(f) > best[f.doc_id][0]:
+            out.append(f.model_copy(update={"relevance": best[f.doc_id][1]}))
+    return out
+
+
 def field_fact(question: str, supported: list[Fact]) -> Fact | None:
     """The first of the supported facts that is a "Key: value" line whose key the question asks about."""
     return next((f for f in supported if ans.field_match(question, f.text)), None)
@@ -106,10 +132,9 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     # In a worker thread: the first calls build the corpus vocabulary (a sort of every BM25 token) and
     # scan the passages for hyphenated words.
     written, unseen = await asyncio.to_thread(ans.corpus_words, question, known_words(), words)
-    relevant = sorted(
-        (f for f in usable_facts(state) if ans.bears(f.relevance, f.answer_p, ctx.min_fact_relevance)),
-        key=lambda f: -f.relevance,
-    )
+    usable = usable_facts(state)
+    relevant = [f for f in usable if ans.bears(f.relevance, f.answer_p, ctx.min_fact_relevance)]
+    relevant = sorted(relevant + later_releases(question, relevant, usable), key=lambda f: -f.relevance)
     supported, gaps = covered_facts(question, relevant, evidence, unseen, written)
     lexical = ans.support((f.relevance, f.typed) for f in supported)
     support, source, fallback = lexical, "lexical", None

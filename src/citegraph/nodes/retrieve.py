@@ -114,6 +114,34 @@ def other_releases(ctx: Context, task: RetrieveTask, top: list[Evidence]) -> lis
     return out
 
 
+def latest_release(retriever: HybridRetriever, question: str, top: list[Evidence]) -> list[Evidence]:
+    """For a question asking for the latest release (or its date), the passage of each of the top two
+    documents whose release lines name the latest one, when it is not among `top` already: its lines
+    hold no word of the question ("### v1.1.35: Feb 16 2022"), so the search finds older releases' lines
+    that do ("Candidate release 1 of libxslt 1.1.34"). Ranked just below the document's best passage."""
+    kind = ans.latest_kind(question)
+    if kind is None:
+        return []
+    have = {e.chunk_id for e in top}
+    out: list[Evidence] = []
+    for doc_id in list(dict.fromkeys(e.doc_id for e in top))[:RELEASES_OF_TOP]:
+        # Among passages naming the same latest release, the changelog's (most release lines) over a
+        # download box's ("## v1.13.4 Downloads").
+        scored = [
+            ((ans.latest_release_line(kind, p.text, question), ans.release_lines(kind, p.text, question)), p)
+            for p in retriever.passages_of(doc_id)
+        ]
+        (late, _), best = max(scored, key=lambda t: t[0], default=(((), 0), None))
+        if best is None or not late or best.chunk_id in have:
+            continue
+        lead = next(e for e in top if e.doc_id == doc_id)
+        final = lead.scores.get("final", 0.0) - 1e-6
+        out.append(
+            best.model_copy(update={"scores": {"final": final, "answer_bonus": lead.scores.get("answer_bonus", 0.0)}})
+        )
+    return out
+
+
 def _line_to_match(query: str, passage: str) -> str:
     """What to look for in another release: the passage's claim that shares most words with the query,
     one holding a number first among equals ("Requires-Python: >=2.7, …" over "Click is a Python
@@ -128,6 +156,8 @@ def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
     results, note = _candidates(ctx, task)
     written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds()
     top = answer_first(task["question"], results, budget(ctx, task["query_class"]), written)
+    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
+    top = top + latest_release(retriever, task["question"], top)
     if task["mode"] == "recent":  # another release is older or newer, not inside the recent window
         return top, note
     return top + other_releases(ctx, task, top), note
@@ -193,8 +223,10 @@ def _web(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], Gathered]:
         retriever = shared_retriever(cfg.corpus_dir)
         results, note = _candidates(ctx, task, retriever, set(got.doc_ids))
         written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds() | retriever.compounds()
+        top = answer_first(task["question"], results, budget(ctx, task["query_class"]), written)
+        top += latest_release(retriever, task["question"], top)
     got.notes.append(note)
-    return answer_first(task["question"], results, budget(ctx, task["query_class"]), written), got
+    return top, got
 
 
 async def search_web(state: RetrieveTask, runtime: Runtime[Context]) -> dict:

@@ -85,9 +85,7 @@ def choose_facts(
 
         def lateness(f: Fact) -> tuple[int, ...]:
             head = by_id.get(f.under or "")  # the release line a changelog entry sits under
-            return (ans.value_order(latest, head.text, question) if head else ()) or ans.value_order(
-                latest, f.text, question
-            )
+            return ans.release_order(latest, f.text, head.text if head else None, question)
 
         ranked.sort(key=lateness, reverse=True)
         if ranked and lateness(ranked[0]):

@@ -157,6 +157,14 @@ class HybridRetriever:
         """The other releases of a document (text/releases.py), nearest version first."""
         return self._releases.get(doc_id, [])
 
+    def passages_of(self, doc_id: str) -> list[Evidence]:
+        """Every passage of a document, in its order, unscored (a changelog's latest release is read by
+        its value, not found by the question's words: nodes/retrieve.py)."""
+        ids = [self.index.table.chunk_ids[i] for i in self._rows_of({doc_id})]
+        rows = self.corpus.ledger.get_chunks(ids)
+        found = [_evidence(rows[cid], {}, 0, None) for cid in ids if cid in rows]
+        return sorted(found, key=lambda e: e.span[0])
+
     # -- filters ------------------------------------------------------------------------------
     def _rows_of(self, doc_ids: Collection[str]) -> list[int]:
         positions = self._positions
@@ -378,34 +386,35 @@ class HybridRetriever:
             sc["fd_star"] = float(self.index.table.fd_star[ranked.positions[i]])
             if s.cutoff:
                 sc["cutoff_tau"] = ranked.tau
-            section = (r["section_start"], r["section_end"]) if r["section_start"] is not None else None
-            results.append(
-                Evidence(
-                    chunk_id=cid,
-                    doc_id=r["doc_id"],
-                    title=r["title"],
-                    date=r["date"],
-                    date_source=str(
-                        json.loads(r["metadata"] or "{}").get("date_source", "record" if r["date"] else "")
-                    ),
-                    source=r["source"],
-                    source_tier=r["source_tier"],
-                    text=r["text"],
-                    span=(r["start"], r["end"]),
-                    page=r["page"],
-                    section_id=r["section_id"],
-                    section_span=section,
-                    scores=sc,
-                    rank=len(results) + 1,
-                    sub_query=c.query,
-                )
-            )
+            results.append(_evidence(r, sc, len(results) + 1, c.query))
         return results
 
     def ranked_doc_ids(self, ranked: Ranking) -> list[str]:
         """Document ids of the kept passages, in rank order (for evaluation)."""
         t = self.index.table
         return [t.doc_ids[ranked.positions[i]] for i in ranked.kept]
+
+
+def _evidence(r: Any, scores: dict[str, float], rank: int, query: str | None) -> Evidence:
+    """A passage as Evidence, from its ledger row."""
+    section = (r["section_start"], r["section_end"]) if r["section_start"] is not None else None
+    return Evidence(
+        chunk_id=r["chunk_id"],
+        doc_id=r["doc_id"],
+        title=r["title"],
+        date=r["date"],
+        date_source=date_source(r["date"], r["metadata"]),
+        source=r["source"],
+        source_tier=r["source_tier"],
+        text=r["text"],
+        span=(r["start"], r["end"]),
+        page=r["page"],
+        section_id=r["section_id"],
+        section_span=section,
+        scores=scores,
+        rank=rank,
+        sub_query=query,
+    )
 
 
 def date_source(iso: str | None, metadata: str | None) -> str:

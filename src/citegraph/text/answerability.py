@@ -301,6 +301,9 @@ def has_answer_type(kind: AnswerType, claim: Claim, question: str) -> bool:
 _LATEST = re.compile(r"\b(latest|newest|most recent|current|last)\b", re.IGNORECASE)
 
 
+_UNIT_AFTER = r"\s?(%|[KMGT]i?B\b|bytes?\b|[km]?m\b|ms\b|px\b|pt\b|s\b|x\b|seconds?\b|minutes?\b)"
+
+
 def latest_kind(question: str) -> AnswerType:
     """ "version" or "date" when the question asks for the latest one (its greatest value answers it)."""
     if not _LATEST.search(question):
@@ -315,12 +318,41 @@ def value_order(kind: AnswerType, text: str, question: str) -> tuple[int, ...]:
     """How late the greatest value of the kind in `text` is, as something to sort by: a version's numbers
     ("v1.1.35" → (1, 1, 35)), a date's day; () when it holds none."""
     if kind == "version":
-        keys = [tuple(int(n) for n in re.findall(r"\d+", v)[:4]) for v in answer_values(kind, text, question)]
+        # A number with a unit is a size or a time, not a release ("68.4 KB, Uncompressed").
+        values = [v for v in answer_values(kind, text, question) if not re.search(re.escape(v) + _UNIT_AFTER, text)]
+        keys = [tuple(int(n) for n in re.findall(r"\d+", v)[:4]) for v in values]
         return max((k for k in keys if k), default=())
     if kind == "date":
         d = find_date(text)
         return (d.toordinal(),) if d else ()
     return ()
+
+
+# A changelog states a release's number (or date) once, in the line its entries sit under.
+RELEASE_LINE = re.compile(r"^\W{0,4}(#+ |\* |version\b|release\b|v?\d+(\.\d+)+\b|changes in\b|noteworthy)", re.I)
+
+
+def release_order(kind: AnswerType, text: str, heading: str | None, question: str) -> tuple[int, ...]:
+    """How late the release a fact belongs to is: its heading's value (a changelog line may name other
+    products' versions), else its own."""
+    return (value_order(kind, heading, question) if heading else ()) or value_order(kind, text, question)
+
+
+def _release_values(kind: AnswerType, text: str, question: str) -> list[tuple[int, ...]]:
+    lines = (ln.strip() for ln in text.splitlines())
+    found = (value_order(kind, ln, question) for ln in lines if len(ln) <= 100 and RELEASE_LINE.match(ln))
+    return [v for v in found if v]
+
+
+def release_lines(kind: AnswerType, text: str, question: str) -> int:
+    """How many lines of a passage name a release ("1.13.3 — April 23, 2022"; not "65.9 KB, …")."""
+    return len(_release_values(kind, text, question))
+
+
+def latest_release_line(kind: AnswerType, text: str, question: str) -> tuple[int, ...]:
+    """How late the latest release a passage's release lines name is ("### v1.1.35: Feb 16 2022",
+    "* Noteworthy changes in release 1.12 (2022-04-07)"); () when it has none."""
+    return max(_release_values(kind, text, question), default=())
 
 
 def the_value(kind: AnswerType, text: str, question: str) -> str | None:
