@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from citegraph.text.claims import Claim, extract_entities
-from citegraph.text.dates import find_date
+from citegraph.text.dates import find_date, written_dates
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, Vocabulary, tokenize
 
 AnswerType = Literal["number", "date", "version", "code", "person", "place", "organisation", "yesno", "reason"] | None
@@ -179,7 +179,12 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
         words = [m.group(0) for m in _NUMBER_WORD.finditer(text) if m.start() not in scales]
         return new(counts + words)
     if kind == "date":
-        return new([m.group(0) for m in _YEAR.finditer(text)] + [m.group(0) for m in _MONTH.finditer(text)])
+        # A date written out is one value ("June 2, 2022", not "June" and "2022"); then lone years and months.
+        spans = written_dates(text)
+        alone = [
+            m for m in [*_YEAR.finditer(text), *_MONTH.finditer(text)] if not any(a <= m.start() < b for a, b in spans)
+        ]
+        return new([text[a:b] for a, b in spans] + [m.group(0) for m in alone])
     if kind == "version":
         versions = list(_VERSION.finditer(text))
         product = version_of(question)

@@ -77,6 +77,17 @@ _MAN_FOOTER = re.compile(r"^\S.*?\s{2,}(\S.*?\S)\s{2,}(?:[\w.+-]+\(\d\w*\)|\d{1,
 _DEB_TRAILER = re.compile(r"^ -- .+?<[^>]*>\s+(.+)$", re.MULTILINE)
 
 
+def written_dates(text: str) -> list[tuple[int, int]]:
+    """The spans of the dates written out in `text` ("June 2, 2022", "11 Apr 2022", "2022-04-07",
+    "March 2021"), in order, none inside another."""
+    spans: list[tuple[int, int]] = []
+    for pattern, _ in _WRITTEN:
+        for m in pattern.finditer(text):
+            if not any(a <= m.start() < b or a < m.end() <= b for a, b in spans):
+                spans.append(m.span())
+    return sorted(spans)
+
+
 def find_date(text: str) -> date | None:
     """The first date written out in `text` (ISO, "March 1, 2021", "1 March 2021", "March 2021")."""
     best: tuple[int, date] | None = None
