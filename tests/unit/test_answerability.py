@@ -213,6 +213,13 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     assert not ans.asks_requirement("When was the earliest version released?")
 
 
+def test_a_written_date_is_one_value():
+    q = "When was Underscore.js 1.13.4 released?"
+    assert ans.answer_values("date", "1.13.4 — June 2, 2022 — Diff — Docs", q) == ["June 2, 2022"]
+    assert ans.the_value("date", "Release 3.19.0 (11 Apr 2022)", q) == "11 Apr 2022"
+    assert ans.answer_values("date", "Opened in 1932, rebuilt in March 1990.", q) == ["March 1990", "1932"]
+
+
 def test_the_latest_release_is_the_greatest_version_not_the_best_worded_line():
     q = "What is the latest release of libxslt?"
     assert ans.latest_kind(q) == "version" and ans.latest_kind("What is the latest Valgrind release?") == "version"
