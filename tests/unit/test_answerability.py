@@ -231,6 +231,10 @@ def test_the_latest_release_is_the_greatest_version_not_the_best_worded_line():
     assert ans.value_order("date", "### 0.1.0: Feb 8 2001", q) < ans.value_order("date", "v1.1.35: Feb 16 2022", q)
     assert ans.value_order("version", "No release named here.", q) == ()
     assert ans.value_order("version", "68.4 KB, Uncompressed with Bountiful Comments", q) == ()  # a size
+    # A release's line, not a bullet that names a standard's number (gzip's NEWS).
+    assert ans.release_value("version", "* Noteworthy changes in release 1.12 (2022-04-07) [stable]", q) == (1, 12)
+    assert ans.release_value("version", "* zgrep etc. scripts now port to POSIX 1003.1-2001 hosts", q) == ()
+    assert ans.release_order("version", "* zgrep etc. scripts now port to POSIX 1003.1-2001 hosts", None, q) == ()
 
     # A news page's releases, newest first: the entries under 1.1.35 answer, not the older line that
     # names libxslt and "release" (and not an entry that names another product's later version).

@@ -337,16 +337,36 @@ def value_order(kind: AnswerType, text: str, question: str) -> tuple[int, ...]:
 RELEASE_LINE = re.compile(r"^\W{0,4}(#+ |\* |version\b|release\b|v?\d+(\.\d+)+\b|changes in\b|noteworthy)", re.I)
 
 
+_RELEASE_WORD = re.compile(r"\b(releases?d?|versions?|changes)\b", re.IGNORECASE)
+_LEADING_RELEASE = re.compile(r"^[#*=~\s-]*v?\d+(\.\d+)+\b")
+
+
+def release_value(kind: AnswerType, line: str, question: str) -> tuple[int, ...]:
+    """The release a line names, when it reads as a release's line: short, shaped like a heading or an
+    entry, and either opening with the number ("1.13.4 — June 2, 2022", "### v1.1.35: Feb 16 2022") or
+    saying "release"/"version" or giving a date ("Version 4.3 (19 Jan 2020)"). A bullet that merely names
+    a number ("* zgrep now ports to POSIX 1003.1-2001 hosts") is none."""
+    line = line.strip()
+    if len(line) > 100 or not RELEASE_LINE.match(line):
+        return ()
+    value = value_order(kind, line, question)
+    if value and (_LEADING_RELEASE.match(line) or _RELEASE_WORD.search(line) or find_date(line)):
+        return value
+    return ()
+
+
 def release_order(kind: AnswerType, text: str, heading: str | None, question: str) -> tuple[int, ...]:
-    """How late the release a fact belongs to is: its heading's value (a changelog line may name other
-    products' versions), else its own."""
-    return (value_order(kind, heading, question) if heading else ()) or value_order(kind, text, question)
+    """How late the release a fact belongs to is: its heading's (a changelog line may name other
+    products' versions), else its own when it is a release's line or says "release"/"version"."""
+    if heading:
+        return release_value(kind, heading, question)
+    if release_value(kind, text, question) or _RELEASE_WORD.search(text):
+        return value_order(kind, text, question)
+    return ()
 
 
 def _release_values(kind: AnswerType, text: str, question: str) -> list[tuple[int, ...]]:
-    lines = (ln.strip() for ln in text.splitlines())
-    found = (value_order(kind, ln, question) for ln in lines if len(ln) <= 100 and RELEASE_LINE.match(ln))
-    return [v for v in found if v]
+    return [v for v in (release_value(kind, ln, question) for ln in text.splitlines()) if v]
 
 
 def release_lines(kind: AnswerType, text: str, question: str) -> int:
