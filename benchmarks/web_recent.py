@@ -58,14 +58,16 @@ def score(q: dict, answer) -> str:
     return "right" if any(a.lower() in text for a in q["answers"]) else "wrong"
 
 
-def run(ctx, question: str) -> tuple[object, float, float, int]:
-    """(answer, seconds, web node seconds (the slowest sub-query's), requests sent)."""
+def run(ctx, question: str) -> tuple[object, float, float, int, dict]:
+    """(answer, seconds, web node seconds (the slowest sub-query's), requests sent, that node's phases)."""
     started = time.perf_counter()
     out = asyncio.run(graph.ainvoke(graph_input(question, "recent"), context=ctx))
     seconds = time.perf_counter() - started
     web = [e for e in out["trace"] if e.node == "web"]
     requests = sum(int(e.detail.split("requests sent: ")[1].split(",")[0]) for e in web)
-    return out["answer"], seconds, max((e.ms for e in web), default=0.0) / 1000, requests
+    slowest = max(web, key=lambda e: e.ms, default=None)
+    phases = slowest.decided.get("phases_s", {}) if slowest else {}
+    return out["answer"], seconds, (slowest.ms / 1000 if slowest else 0.0), requests, phases
 
 
 def main() -> int:
@@ -97,12 +99,16 @@ def main() -> int:
             web = WebSettings(
                 provider="brave", base_url=base, api_key="bench", cache_dir=f"{tmp}/{n}", allow_private=True
             )
-            answer, cold_s, cold_web_s, cold_req = run(make_context(corpus_dir=a.corpus, web=web, **llm), q["question"])
+            answer, cold_s, cold_web_s, cold_req, phases = run(
+                make_context(corpus_dir=a.corpus, web=web, **llm), q["question"]
+            )
             warm_s = warm_web_s = corpus_s = 0.0
             warm_req = 0
             if not a.cold_only:
-                _, warm_s, warm_web_s, warm_req = run(make_context(corpus_dir=a.corpus, web=web, **llm), q["question"])
-                _, corpus_s, _, _ = run(make_context(corpus_dir=a.corpus, web=None, **llm), q["question"])
+                _, warm_s, warm_web_s, warm_req, _ = run(
+                    make_context(corpus_dir=a.corpus, web=web, **llm), q["question"]
+                )
+                _, corpus_s, _, _, _ = run(make_context(corpus_dir=a.corpus, web=None, **llm), q["question"])
             row = {
                 "id": q["id"],
                 "split": q.get("split", "dev"),
@@ -114,6 +120,7 @@ def main() -> int:
                 "cold_s": round(cold_s, 2),
                 "cold_web_s": round(cold_web_s, 2),
                 "cold_requests": cold_req,
+                **{f"cold_{k}_s": v for k, v in phases.items()},
                 "warm_s": round(warm_s, 2),
                 "warm_web_s": round(warm_web_s, 2),
                 "warm_requests": warm_req,
@@ -126,8 +133,8 @@ def main() -> int:
                 flush=True,
             )
 
-    def p50(key: str, subset=rows) -> float:
-        return round(statistics.median(r[key] for r in subset), 2)
+    def p50(key: str, subset=rows) -> float | None:
+        return round(statistics.median(r[key] for r in subset), 2) if subset else None
 
     def outcomes(subset: list[dict]) -> dict:
         answerable = [r for r in subset if r["answerable"]]
@@ -144,6 +151,9 @@ def main() -> int:
         "by_split": {s: outcomes([r for r in rows if r["split"] == s]) for s in sorted({r["split"] for r in rows})},
         "p50_s": {"cold": p50("cold_s"), "warm": p50("warm_s"), "corpus_only": p50("corpus_only_s")},
         "p50_web_node_s": {"cold": p50("cold_web_s"), "warm": p50("warm_web_s")},
+        "p50_cold_web_phases_s": {
+            k: p50(f"cold_{k}_s", [r for r in rows if f"cold_{k}_s" in r]) for k in ("search", "pages", "store")
+        },
         "requests": {"cold": sum(r["cold_requests"] for r in rows), "warm": sum(r["warm_requests"] for r in rows)},
     }
     out = Path(a.out)

@@ -247,6 +247,7 @@ async def search_web(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
         "pages": got.doc_ids,
         "notes": [n for n in got.notes if n],
         "seconds": got.seconds,
+        "phases_s": got.phases_s,
         "passages": [
             {"chunk_id": e.chunk_id, "url": e.source, "date": e.date, "text": short(e.text)} for e in evidence
         ],

@@ -38,6 +38,8 @@ class Gathered:
     requests: int = 0  # search and page requests sent (robots.txt not counted)
     cached: int = 0  # answered from the cache
     seconds: float = 0.0
+    # Where the time went: the search, reading the pages (fetch and extract), storing them (chunk, embed, index).
+    phases_s: dict[str, float] = field(default_factory=dict)
 
 
 def _search(cfg: WebSettings, cache: WebCache, client: httpx.Client | None, q: Query, out: Gathered) -> list[WebResult]:
@@ -88,6 +90,7 @@ def gather(cfg: WebSettings, q: Query, pages: int) -> Gathered:
             out.results = _search(cfg, cache, client, q, out)
         except SearchError as e:
             out.notes.append(f"search failed: {e}")
+        out.phases_s["search"] = round(time.perf_counter() - started, 3)
         fetcher = Fetcher(client, policy) if client is not None else None
         for r in out.results:
             if len(records) == pages:
@@ -102,7 +105,9 @@ def gather(cfg: WebSettings, q: Query, pages: int) -> Gathered:
     finally:
         if client is not None:
             client.close()
+    out.phases_s["pages"] = round(time.perf_counter() - started - out.phases_s["search"], 3)
     if records:
+        stored = time.perf_counter()
         try:
             with web_corpus_lock:
                 report = ingest([], cfg.corpus_dir, records=[load_records(records, "web")])
@@ -110,5 +115,6 @@ def gather(cfg: WebSettings, q: Query, pages: int) -> Gathered:
             out.doc_ids = [str(r["_id"]) for r in records]
         except CorpusError as e:  # another process is writing the web corpus
             out.notes.append(f"the web corpus could not be written: {e}")
+        out.phases_s["store"] = round(time.perf_counter() - stored, 3)
     out.seconds = round(time.perf_counter() - started, 3)
     return out
