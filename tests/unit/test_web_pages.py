@@ -131,3 +131,14 @@ def test_a_long_page_is_cut_at_a_block_end_and_says_so():
     r = page_record(page, WebResult("https://example.org/long"))
     assert r is not None and len(r["text"]) <= MAX_PAGE_CHARS < r["cut_from_chars"]
     assert r["text"].endswith("end.")  # whole blocks only
+
+
+def test_the_same_page_cached_from_parallel_sub_queries(tmp_path):
+    """Two sub-queries read the same page at once (a run crashed on the second's rename)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cache = WebCache(tmp_path, max_age_s=60)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: cache.put("page", "https://example.org/a", {"n": i}), range(200)))
+    assert cache.get("page", "https://example.org/a")["n"] in range(200)
+    assert not list(tmp_path.rglob("*.tmp"))

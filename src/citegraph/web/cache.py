@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 class WebCache:
@@ -33,8 +37,15 @@ class WebCache:
         return record.get("value")
 
     def put(self, kind: str, key: str, value: Any) -> None:
+        """Store a value; a cache that cannot be written (a full disk, a read-only folder) only costs the
+        next run its requests, so that is not an error."""
         path = self._path(kind, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "stored": time.time(), "value": value}), encoding="utf-8")
-        os.replace(tmp, path)  # a reader never sees half a file
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # A name of its own per write: sub-queries read the same page in parallel threads.
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump({"key": key, "stored": time.time(), "value": value}, fh)
+            os.replace(tmp, path)  # a reader never sees half a file
+        except OSError:
+            log.warning("the web cache %s could not be written", self.dir, exc_info=True)
