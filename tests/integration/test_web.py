@@ -312,3 +312,15 @@ def test_a_fresh_page_and_an_older_document_that_disagree_are_reported_and_settl
     assert not answer.abstained and "2.1" in answer.answer
     (c,) = [c for c in answer.contradictions if set(c.values) == {"1.4", "2.1"}]
     assert c.resolved and "2026" in c.resolution  # the later date settles it, and says so
+
+
+def test_whatever_breaks_in_the_web_branch_the_run_answers_from_the_corpus(corpus: Path, tmp_path: Path, monkeypatch):
+    from citegraph.nodes import retrieve as retrieve_node
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a page no reader expected")
+
+    monkeypatch.setattr(retrieve_node, "gather", broken)
+    answer, traced = ask(corpus, "How tall is Mount Etna?", web("http://127.0.0.1:9", tmp_path / "w"))
+    assert not answer.abstained and "3,357" in answer.answer
+    assert traced and all("the web search failed (RuntimeError" in e.decided["notes"][0] for e in traced)

@@ -10,6 +10,7 @@ SQLite and runs the encoder, which would block the server's event loop.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Set
@@ -31,6 +32,8 @@ from citegraph.text.dates import parse_date
 from citegraph.text.tokens import tokenize
 from citegraph.web.branch import Gathered, gather, web_corpus_lock
 from citegraph.web.search import Query
+
+log = logging.getLogger(__name__)
 
 
 def budget(ctx: Context, qclass: QueryClass) -> int:
@@ -216,7 +219,11 @@ def _web(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], Gathered]:
     since = ref - timedelta(days=ctx.recent_window_days)
     until = ref if (task.get("as_of") or ctx.as_of) else None
     query = Query(task["sub_query"].text, count=2 * ctx.web_pages, since=since, until=until)
-    got = gather(cfg, query, ctx.web_pages)
+    try:
+        got = gather(cfg, query, ctx.web_pages)
+    except Exception as e:  # web input is untrusted: whatever it breaks, the run goes on from the corpus
+        log.exception("the web search for %r failed", query.text)
+        return [], Gathered(notes=[f"the web search failed ({type(e).__name__}: {e}); answered from the corpus"])
     if not got.doc_ids:
         return [], got
     with web_corpus_lock:
