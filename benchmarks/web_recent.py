@@ -79,8 +79,10 @@ def main() -> int:
     ap.add_argument("--llm-model")
     ap.add_argument("--out", default="bench-out/web")
     ap.add_argument("--cold-only", action="store_true", help="one run a question (with a model: the slow part)")
+    ap.add_argument("--split", choices=["dev", "test"], help="only this split's questions")
     a = ap.parse_args()
     questions = [json.loads(line) for line in (HERE / "questions.jsonl").read_text().splitlines() if line.strip()]
+    questions = [q for q in questions if a.split in (None, q.get("split", "dev"))]
     pages = json.loads((HERE / "pages.json").read_text())
     current: dict = {}
 
