@@ -92,7 +92,12 @@ def main() -> int:
     routes = {"/res/v1/web/search": search, "/robots.txt": (200, {"Content-Type": "text/plain"}, b"User-agent: *\n")}
     for name, page in pages.items():
         ctype = page.get("type", "text/html")
-        routes[f"/pages/{name}"] = (200, {"Content-Type": ctype}, (HERE / "pages" / name).read_bytes())
+        # A page some realdocs corpus already holds is read from there ("file"), not kept twice.
+        routes[f"/pages/{name}"] = (
+            200,
+            {"Content-Type": ctype},
+            (HERE / page.get("file", f"pages/{name}")).read_bytes(),
+        )
     llm = {"llm_base_url": a.llm_base_url, "llm_model": a.llm_model} if a.llm_model else {}
     rows = []
     with fixture_site(routes) as (base, _), tempfile.TemporaryDirectory() as tmp:

@@ -49,32 +49,6 @@ def network_connects(strace_log: str) -> list[str]:
     return out
 
 
-@contextlib.contextmanager
-def recorder() -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    """A web server on loopback that nobody should call: yields its URL and the (path, Authorization)
-    of every request that reached it; each gets a 500."""
-    seen: list[tuple[str, str]] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            seen.append((self.path, self.headers.get("Authorization", "")))
-            self.send_response(500)
-            self.end_headers()
-
-        do_GET = do_PUT = do_PATCH = do_POST
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_address[1]}", seen
-    finally:
-        srv.shutdown()
-        srv.server_close()
-
-
 @dataclass
 class Seen:
     """One request that reached a fixture site."""
@@ -90,10 +64,13 @@ Route = Callable[[Seen], tuple[int, dict[str, str], bytes]]
 
 
 @contextlib.contextmanager
-def fixture_site(routes: dict[str, Route | tuple[int, dict[str, str], bytes]]) -> Iterator[tuple[str, list[Seen]]]:
+def fixture_site(
+    routes: dict[str, Route | tuple[int, dict[str, str], bytes]],
+    default: tuple[int, dict[str, str], bytes] = (404, {}, b""),
+) -> Iterator[tuple[str, list[Seen]]]:
     """A web server on loopback serving `routes` by path (a fixed (status, headers, body) or a function
-    of the request); any other path is a 404. `{base}` in a body becomes the server's URL. Yields the
-    URL and every request that reached it."""
+    of the request); any other path gets `default` (a 404). `{base}` in a body becomes the server's URL.
+    Yields the URL and every request that reached it."""
     seen: list[Seen] = []
     base = ""
 
@@ -104,7 +81,7 @@ def fixture_site(routes: dict[str, Route | tuple[int, dict[str, str], bytes]]) -
             req = Seen(self.command, parts.path, parse_qs(parts.query), dict(self.headers), self.rfile.read(length))
             seen.append(req)
             route = routes.get(parts.path)
-            status, headers, body = (route(req) if callable(route) else route) if route else (404, {}, b"")
+            status, headers, body = (route(req) if callable(route) else route) if route else default
             body = body.replace(b"{base}", base.encode())
             self.send_response(status)
             for k, v in headers.items():
@@ -116,7 +93,7 @@ def fixture_site(routes: dict[str, Route | tuple[int, dict[str, str], bytes]]) -
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client stopped: a size limit
                 self.wfile.write(body)
 
-        do_GET = do_POST = _serve
+        do_GET = do_POST = do_PUT = do_PATCH = _serve
 
         def log_message(self, *args: object) -> None:
             pass
@@ -129,3 +106,9 @@ def fixture_site(routes: dict[str, Route | tuple[int, dict[str, str], bytes]]) -
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def recorder() -> contextlib.AbstractContextManager[tuple[str, list[Seen]]]:
+    """A web server on loopback that nobody should call: yields its URL and every request that reached
+    it; each gets a 500."""
+    return fixture_site({}, default=(500, {}, b""))

@@ -25,12 +25,18 @@ from conftest import DATA, DOCS, run_cli
 from helpers import Seen, fixture_site
 
 WEB = DATA / "web"
+# The saved pages: Debian's manuals as the real-documents benchmarks already hold them (not kept twice).
+REALDOCS = Path(__file__).parents[2] / "benchmarks"
+SAVED = {
+    "users-and-groups.html": REALDOCS / "realdocs/corpus/a/users-and-groups.html",
+    "thread-safety.html": REALDOCS / "realdocs2/corpus/d/libffi8.Thread-Safety.html",
+}
 QUESTION = "Which user does squid run as?"
 PAGE = "/doc/users-and-groups.html"
 
 
 def _file(name: str, ctype: str) -> tuple[int, dict[str, str], bytes]:
-    return 200, {"Content-Type": ctype}, (WEB / name).read_bytes()
+    return 200, {"Content-Type": ctype}, SAVED.get(name, WEB / name).read_bytes()
 
 
 def site_routes(provider_file: str = "brave-web-search.json", search_path: str = "/res/v1/web/search") -> dict:
