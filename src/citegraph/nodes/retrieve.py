@@ -155,23 +155,28 @@ def _line_to_match(query: str, passage: str) -> str:
     return best[2] if best[0] else query
 
 
-def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
-    results, note = _candidates(ctx, task)
-    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds()
+def _ranked(
+    ctx: Context, task: RetrieveTask, retriever: HybridRetriever, doc_ids: Set[str] | None = None
+) -> tuple[list[Evidence], str]:
+    """A sub-query's passages from one corpus (the user's, or the web's kept to `doc_ids`): the
+    candidates, answer-first within the class's budget, and a document's latest release beside them."""
+    results, note = _candidates(ctx, task, retriever, doc_ids)
+    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds() | retriever.compounds()
     top = answer_first(task["question"], results, budget(ctx, task["query_class"]), written)
-    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
-    top = top + latest_release(retriever, task["question"], top)
+    return top + latest_release(retriever, task["question"], top), note
+
+
+def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
+    top, note = _ranked(ctx, task, shared_retriever(ctx.corpus_dir, ctx.chroma_url))
     if task["mode"] == "recent":  # another release is older or newer, not inside the recent window
         return top, note
     return top + other_releases(ctx, task, top), note
 
 
 def _candidates(
-    ctx: Context, task: RetrieveTask, retriever: HybridRetriever | None = None, doc_ids: Set[str] | None = None
+    ctx: Context, task: RetrieveTask, retriever: HybridRetriever, doc_ids: Set[str] | None = None
 ) -> tuple[list[Evidence], str]:
-    """Three times the class's budget, for answer_first to choose from: from the corpus, or from
-    `retriever` (the web corpus) kept to `doc_ids`."""
-    retriever = retriever or shared_retriever(ctx.corpus_dir, ctx.chroma_url)
+    """Three times the class's budget, for answer_first to choose from (kept to `doc_ids`, if given)."""
     ref = as_of_date(ctx, task.get("as_of"))
     m = 3 * budget(ctx, task["query_class"])
     query = task["sub_query"].text
@@ -227,11 +232,7 @@ def _web(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], Gathered]:
     if not got.doc_ids:
         return [], got
     with web_corpus_lock:
-        retriever = shared_retriever(cfg.corpus_dir)
-        results, note = _candidates(ctx, task, retriever, set(got.doc_ids))
-        written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds() | retriever.compounds()
-        top = answer_first(task["question"], results, budget(ctx, task["query_class"]), written)
-        top += latest_release(retriever, task["question"], top)
+        top, note = _ranked(ctx, task, shared_retriever(cfg.corpus_dir), set(got.doc_ids))
     got.notes.append(note)
     return top, got
 
