@@ -3,7 +3,7 @@ answer on the question: answer types and their values, key terms, coverage, head
 
 from citegraph.embed import known_words
 from citegraph.nodes.decompose import extractive_sub_queries
-from citegraph.nodes.extract import heading_for, with_antecedent
+from citegraph.nodes.extract import extractive_facts, heading_for, with_antecedent
 from citegraph.nodes.judge import covered_facts
 from citegraph.nodes.write import choose_facts
 from citegraph.schemas import Evidence, Fact
@@ -138,6 +138,38 @@ def test_a_sentence_opening_with_a_pronoun_is_quoted_with_the_one_before():
     cs = claims(text)
     got = with_antecedent(cs[1], cs, text)
     assert got.text == text and text[got.start : got.end] == got.text
+
+
+def test_a_default_of_nothing_named_is_read_and_quoted_with_the_sentence_before():
+    # libxslt's xsltproc manual: the option's default is a sentence of its own that names nothing.
+    text = (
+        "--maxdepth VALUE\n\nAdjust the maximum depth of the template stack before libxslt(3) concludes it "
+        "is in an infinite loop. The default is 3000.\n\n--maxparserdepth VALUE\n\nMaximum element nesting "
+        "level of parsed XML documents. The default is 256."
+    )
+    cs = claims(text)
+    got = with_antecedent(next(c for c in cs if c.text == "The default is 3000."), cs, text)
+    assert got.text.startswith("Adjust the maximum depth") and got.text.endswith("The default is 3000.")
+    assert text[got.start : got.end] == got.text
+    ev = Evidence(chunk_id="c1", doc_id="d1", text=text, title="xsltproc", source="xsltproc.html", span=(0, len(text)))
+    question = "By default, how deep can the template stack of libxslt get before it decides it is in an infinite loop?"
+    facts = extractive_facts(question, ev, {}, limit=2)
+    best = facts[0][0]
+    assert "3000" in best.text and "infinite loop" in best.text and facts[0][2]  # typed: holds the number
+
+
+def test_a_number_word_that_picks_out_of_a_group_counts_nothing():
+    q = "How many hashing rounds does libc use?"
+    assert ans.answer_values("number", "If only one of the SHA_CRYPT_MIN_ROUNDS values is set, it is used.", q) == []
+    assert ans.answer_values("number", "Requests is one of the most downloaded packages.", q) == []
+    assert ans.answer_values("number", "No one knows; the one with 5 rounds wins.", q) == ["5"]
+    assert ans.answer_values("number", "It uses three rounds.", q) == ["three"]
+
+
+def test_a_negated_word_is_mentioned_by_the_word():
+    # "uncompressed" in the question, "is not compressed" in savelog's manual.
+    assert ans.uncovered(["uncompressed"], "Version number 0 is not compressed because a process might") == []
+    assert ans.uncovered(["uncompressed"], "The archive is written to standard output.") == ["uncompressed"]
 
 
 def test_code_tables_and_markup_are_not_prose():

@@ -16,6 +16,7 @@ import hashlib
 import math
 import re
 import time
+from collections.abc import Sequence
 from datetime import date
 
 import numpy as np
@@ -93,9 +94,35 @@ _PRONOUN = re.compile(
 )
 
 
-def reading(c: Claim, passage_claims: list[Claim], title: str) -> str:
-    """The text a claim is judged by: itself, or, when it opens with a pronoun ("It stands 3,357
-    metres tall"), itself after the subject it refers to (the last name the passage mentioned)."""
+# A sentence that states a default without saying of what ("The default is 3000.", "Defaults to 20."):
+# a manual's option entry says what the option does, then its default; the default belongs to the
+# sentence before it, which is read and quoted with it.
+_ELLIPTICAL_DEFAULT = re.compile(
+    r"^(the )?default( \w+)?( is| are|:)|^defaults? to\b|^if (not|none is|no \w+ is) (given|specified|set)\b",
+    re.IGNORECASE,
+)
+
+
+def antecedent(c: Claim, passage_claims: Sequence[Claim], text: str) -> Claim | None:
+    """The sentence just before a claim in the same paragraph of `text`, if together they stay a quote
+    of readable length."""
+    before = [p for p in passage_claims if p.end <= c.start]
+    if not before:
+        return None
+    prev = before[-1]
+    gap = text[prev.end : c.start]
+    if gap.strip() or "\n\n" in gap or c.end - prev.start > 2 * MAX_CLAIM_CHARS:
+        return None
+    return prev
+
+
+def reading(c: Claim, passage_claims: Sequence[Claim], title: str, text: str = "") -> str:
+    """The text a claim is judged by: itself; when it opens with a pronoun ("It stands 3,357 metres
+    tall"), itself after the subject it refers to (the last name the passage mentioned); when it states a
+    default of nothing named ("The default is 3000."), itself after the sentence before it in `text`."""
+    if text and _ELLIPTICAL_DEFAULT.match(c.text):
+        prev = antecedent(c, passage_claims, text)
+        return f"{prev.text} {c.text}" if prev else c.text
     if not _PRONOUN.match(c.text):
         return c.text
     before = [p for p in passage_claims if p.start < c.start and p.entities]
@@ -112,7 +139,7 @@ def score_claims(
     terms = ans.question_terms(question)
     kind = ans.answer_type(question)
     context = list(passage_claims(ev.text))
-    texts = [reading(c, context, ev.title) for c in cands]
+    texts = [reading(c, context, ev.title, ev.text) for c in cands]
     emb = get_embedder()
     qvec = emb.encode_query(question)  # cached: every passage's extraction asks for it
     cos = emb.encode(texts) @ qvec
@@ -150,7 +177,7 @@ def answer_probabilities(question: str, ev: Evidence, cs: list[Claim]) -> list[f
     if not cs:
         return []
     context = list(passage_claims(ev.text))
-    texts = [sentence_text(ev.title, reading(c, context, ev.title)) for c in cs]
+    texts = [sentence_text(ev.title, reading(c, context, ev.title, ev.text)) for c in cs]
     return get_sentence_scorer().probabilities(question, texts)
 
 
@@ -181,7 +208,7 @@ def extractive_facts(
             # only preferred later, by the discount: capitals find most names, not "nursing homes".)
             -(kind in ans.VALUE_TYPES and (ans.has_answer_type(kind, c, question) or headings[c.start] is not None)),
             c.kind != "prose",  # a code question still prefers the sentence that names the code
-            -ans.coverage(terms, idf, reading(c, found, ev.title)),
+            -ans.coverage(terms, idf, reading(c, everything, ev.title, ev.text)),
         ),
     )
     if latest:  # the latest release's lines first (a stable sort: the order above among equals)
@@ -209,17 +236,12 @@ def extractive_facts(
 
 def with_antecedent(c: Claim, passage_claims: list[Claim], text: str) -> Claim:
     """A claim that opens with a pronoun ("This has the side-effect of …") quoted together with the
-    sentence before it in the same paragraph, which says what "this" is; the quote stays exact."""
-    if not _PRONOUN.match(c.text):
+    sentence before it in the same paragraph, which says what "this" is; so is a default of nothing named
+    ("The default is 3000."). The quote stays exact."""
+    if not (_PRONOUN.match(c.text) or _ELLIPTICAL_DEFAULT.match(c.text)):
         return c
-    before = [p for p in passage_claims if p.end <= c.start]
-    if not before:
-        return c
-    prev = before[-1]
-    gap = text[prev.end : c.start]
-    if gap.strip() or "\n\n" in gap or c.end - prev.start > 2 * MAX_CLAIM_CHARS:
-        return c
-    return score_claim(text[prev.start : c.end], prev.start)
+    prev = antecedent(c, passage_claims, text)
+    return score_claim(text[prev.start : c.end], prev.start) if prev else c
 
 
 def locate(quote: str, passage: str) -> tuple[int, int] | None:

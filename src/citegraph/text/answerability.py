@@ -113,6 +113,8 @@ _SPELLED = (
     "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion"
 )
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(_SPELLED.split())})\b", re.IGNORECASE)
+_PARTITIVE_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
+_PRONOUN_ONE_BEFORE = re.compile(r"\b(the|this|that|no|any|each|every|which|another|some)\s+$", re.IGNORECASE)
 _NUM = re.compile(r"(?<![\w.])[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])[-−]?\d+(?:\.\d+)?%?(?![\w.]*\d)")
 _RELEASE_BEFORE = re.compile(r"\b(version|release|v)\s*$", re.IGNORECASE)
 # "310 million litres": the value is "310 million"; "310" alone would be a wrong answer.
@@ -175,8 +177,18 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
             counts.append(f"{m.group(0)} {scale.group(1)}" if scale else m.group(0))
             if scale:
                 scales.append(scale.start(1))
-        # A scale word taken into a value above is not a value of its own ("twelve" after "1999" is).
-        words = [m.group(0) for m in _NUMBER_WORD.finditer(text) if m.start() not in scales]
+        # A scale word taken into a value above is not a value of its own ("twelve" after "1999" is); a
+        # number word that picks out of a group ("one of the most downloaded packages", "If only one of
+        # the values is set") or stands for a thing ("the one", "no one") counts nothing.
+        words = [
+            m.group(0)
+            for m in _NUMBER_WORD.finditer(text)
+            if m.start() not in scales
+            and not _PARTITIVE_AFTER.match(text, m.end())
+            and not (
+                m.group(0).lower() == "one" and _PRONOUN_ONE_BEFORE.search(text[max(0, m.start() - 8) : m.start()])
+            )
+        ]
         return new(counts + words)
     if kind == "date":
         # A date written out is one value ("June 2, 2022", not "June" and "2022"); then lone years and months.
@@ -516,12 +528,21 @@ def mentions(term: str, vocabulary: Lookup) -> bool:
     words = tokenize(term)
     if not words:
         return True
-    found = sum(vocabulary.has(w, typos=True) for w in words)
+    found = sum(vocabulary.has(w, typos=True) or _negated_has(w, vocabulary) for w in words)
     return (
         found == len(words)
         or (len(words) > 2 and 2 * found >= len(words))
         or (len(words) == 2 and found >= 1 and term[:1].isupper())
     )
+
+
+def _negated_has(word: str, vocabulary: Lookup) -> bool:
+    """A word negated by its prefix is mentioned by a text that says the word ("uncompressed" by "not
+    compressed"): coverage asks what a passage is about, not what it affirms."""
+    for prefix in ("non", "un"):
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4:
+            return vocabulary.has(word[len(prefix) :].lstrip("-"), typos=False)
+    return False
 
 
 _DOTTED = re.compile(r"^v?\d+(?:[.,]\d+)+$")
