@@ -85,3 +85,22 @@ def test_classify_and_mode():
     assert pick_mode("What is the latest figure for water use?", has_llm=False) == "recent"
     assert pick_mode("Hello", has_llm=True) == "direct"
     assert pick_mode("Hello", has_llm=False) == "corpus"
+
+
+def test_newest_thing_a_document_describes_is_no_question_about_time():
+    # The newest or present one of something a manual describes: recent mode would keep to the newest
+    # files and leave out the manual that answers.
+    for q in (
+        "Why does savelog leave the most recent rotated copy (file.0) uncompressed?",
+        "What does pwd print for the current working directory?",
+        "Which key moves the cursor to the latest line?",
+        "Our build box still has Python 2.7. Can isort run there?",
+    ):
+        assert pick_mode(q, has_llm=False) == "corpus", q
+    for q in (
+        "What is the latest release of libxslt?",
+        "What is the current version of GNU tar?",
+        "What has the government done recently about water?",
+        "Who leads the project now?",
+    ):
+        assert pick_mode(q, has_llm=False) == "recent", q

@@ -28,9 +28,33 @@ from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
 
 _RECENT = re.compile(
     r"\b(latest|current(ly)?|now|nowadays|today|recent(ly)?|this (year|month|week)|so far|as of|at present|"
-    r"up to date|upcoming|newest|most recent|still)\b",
+    r"up to date|upcoming|newest|most recent)\b",
     re.IGNORECASE,
 )
+# "the most recent rotated copy", "the current directory", "the latest line": the newest or present one
+# of something a document describes, not a question about what is new. Recent mode keeps to the newest
+# documents, and savelog's manual was left out of "Why does savelog leave the most recent rotated copy
+# uncompressed?" for a newer file about something else. ("still", as in "still has Python 2.7", is not
+# about time either.)
+_ADJECTIVE = frozenset(["current", "latest", "newest", "most recent", "recent"])
+_NOT_TIME = re.compile(
+    r"\W+(\w+\W+)?(directory|directories|dir|folder|working|user|file|files|copy|copies|backup|backups|buffer|"
+    r"line|lines|process|session|locale|shell|terminal|window|page|position|entry|entries|item|selection|record|"
+    r"log|snapshot|commit|branch|frame|call|thread|element|node|token|character|word|column|row|cell|one|"
+    r"settings?|configuration|context|host|time ?zone|task|job|screen|cursor|key|message|command)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_recent(question: str) -> bool:
+    """Whether the question asks what is new or current (recent mode), by its words."""
+    for m in _RECENT.finditer(question):
+        if m.group(1).lower() in _ADJECTIVE and _NOT_TIME.match(question, m.end()):
+            continue
+        return True
+    return False
+
+
 _REASONING = re.compile(
     r"^\s*(why|how (do|does|did|can|could|would|is|are|was|were|has|have)|explain|what (causes|caused|explains|"
     r"would|if)|in what way)\b|\b(because|lead to|leads to|led to|result in|results in|impact of|effect of|"
@@ -67,7 +91,7 @@ def classify(question: str) -> tuple[QueryClass, list[str]]:
 def pick_mode(question: str, has_llm: bool) -> Mode:
     if has_llm and _DIRECT.search(question):
         return "direct"
-    return "recent" if _RECENT.search(question) else "corpus"
+    return "recent" if asks_recent(question) else "corpus"
 
 
 class RouteDecision(BaseModel):
@@ -141,7 +165,7 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
             # Never let a model route a question away from the evidence: "direct" (an uncited answer
             # from the model's own memory) only for what the rules also see as needing no documents.
             if mode == "direct" and not _DIRECT.search(question):
-                mode = "recent" if _RECENT.search(question) else "corpus"
+                mode = "recent" if asks_recent(question) else "corpus"
             domains = [d.strip().lower() for d in decision.domains if d.strip()][:5] or domains
     if forced in ("recent", "corpus", "direct"):
         mode = forced
