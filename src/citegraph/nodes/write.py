@@ -62,6 +62,30 @@ def _similar(a: str, b: str) -> bool:
 KEEP_RELATIVE = 0.75
 
 
+def fact_score(f: Fact) -> float:
+    return ans.answer_score(f.relevance, f.answer_p, f.typed)
+
+
+# A value leads the answer only when its fact scores this much above every quoted fact that gives
+# another value: xsltproc's "The default is 256" (0.527) over "… infinite loop. The default is 3000"
+# (0.513), xargs's "124 if the command exited with status 255" over "123 if any invocation … exited
+# with status 1-125" (0.012 apart) were leads a reader takes for the answer, and wrong; quoted side by
+# side without a lead, both facts are the documents' words and the reader sees there are two.
+LEAD_MARGIN = 0.05
+
+
+def rival_value(chosen: list[Fact], question: str, value: str) -> bool:
+    """Whether a quoted fact other than the first gives another value of the asked kind, scoring within
+    LEAD_MARGIN of the first."""
+    kind = ans.answer_type(question)
+    top = fact_score(chosen[0])
+    for f in chosen[1:]:
+        other = ans.the_value(kind, f.text, question)
+        if other and other != value and fact_score(f) > top - LEAD_MARGIN:
+            return True
+    return False
+
+
 def choose_facts(
     facts: list[Fact],
     supported: list[str],
@@ -74,9 +98,7 @@ def choose_facts(
     for a question asking for the latest version or date, the latest release's facts first."""
     by_id = {f.id: f for f in facts}
 
-    def score(f: Fact) -> float:
-        return ans.answer_score(f.relevance, f.answer_p, f.typed)
-
+    score = fact_score
     ranked = sorted(
         (by_id[i] for i in supported if i in by_id and i not in excluded), key=lambda f: (-score(f), -f.weight)
     )
@@ -160,6 +182,8 @@ def extractive_plan(
         heading = by_id.get(top.under) if top.under else None
         source = heading or top  # a changelog entry takes its release number from the line it is under
         value = lead_value(question, source)
+        if value and heading is None and rival_value(chosen, question, value):
+            value = None
         if lead is not None:
             value, source = lead
         if value:
