@@ -5,7 +5,8 @@ why-how, conflict, missing, off-topic), `answers` (short strings as the document
 is right when one of them appears in it as a whole value: "3.7" is not found in "13.7" or "3.7.1"),
 `docs` (the files that hold the answer) and, for a conflict, `conflict: {docs, attribute, values}`.
 
-Scores per question: right (answered, a gold value in the answer), wrong (answered, none), wrong
+Scores per question: right (answered, a gold value in the answer; when the answer leads with a value,
+that value must be a gold one), wrong (answered, none), wrong
 abstention, correct abstention, answered when it should have abstained. Every conflict the engine
 reports is keyed by its two quotes; a labels file (JSONL of `{key, label: real|spurious, note}`, made
 once by reading) says which are real, and unlabelled ones are listed for labelling.
@@ -111,6 +112,31 @@ def matches(answer: str, gold: str) -> bool:
     return re.search(f"{before}{re.escape(g)}{after}", _norm(answer)) is not None
 
 
+# A lead longer than this is a sentence (write.LEAD_WORDS: the writer's own bound for a model's lead).
+LEAD_WORDS = 12
+
+
+def answer_lead(answer: Answer) -> str | None:
+    """The value an answer leads with ("3000 [1]. The default is 3000 [1]."), if it leads with one: a
+    first sentence shorter than a sentence that is not its quote whole. "256 [1]" before a quote that
+    also names 3000 is a wrong answer, whatever the quotes after it hold."""
+    if not answer.sentences or not answer.sentences[0].citations:
+        return None
+    first = answer.sentences[0]
+    said = re.sub(r"\s*\[\d+\]", "", first.text).strip(" .")
+    quote = next((r.quote for r in answer.references if r.n == first.citations[0]), "")
+    if not said or len(said.split()) > LEAD_WORDS or " ".join(said.split()) == " ".join(quote.split()).strip(" ."):
+        return None
+    return said
+
+
+def lead_matches(lead: str, gold: str) -> bool:
+    """A lead value is the gold one: one holds the other, or the lead holds the gold's number ("1.2+"
+    for "TLS 1.2", "20" for "retry 20 times")."""
+    numbers = re.findall(r"(?<![\w.-])\d+(?:[.,]\d+)*(?![\w-])", gold)  # not a date's parts
+    return matches(lead, gold) or matches(gold, lead) or any(matches(lead, n) for n in numbers)
+
+
 def conflict_key(a: str, b: str) -> str:
     pair = sorted(" ".join(t.split()) for t in (a, b))
     return hashlib.sha1("\n".join(pair).encode()).hexdigest()[:12]
@@ -177,7 +203,11 @@ def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str
     )
     text = answer.answer + " " + " ".join(r.quote for r in answer.references)
     if q.answerable and not answer.abstained:
-        row.right = any(matches(text, g) for g in q.answers)
+        lead = answer_lead(answer)
+        if lead is not None:  # what a reader takes for the answer must be a gold value (or within one)
+            row.right = any(lead_matches(lead, g) for g in q.answers)
+        else:
+            row.right = any(matches(text, g) for g in q.answers)
     if q.kind == "conflict" and q.conflict:
         row.conflict_found = any(_is_the_disagreement(c, q.conflict, q.docs) for c in conflicts)
     return row
