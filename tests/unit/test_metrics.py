@@ -8,7 +8,7 @@ from citegraph.eval.answers import Row, contains_gold, normalize, summarize, tok
 from citegraph.eval.documents import DocQuestion, matches, score
 from citegraph.eval.metrics import auc_interval, doc_ranking, latency, ranking_metrics, roc_area
 from citegraph.eval.multihop import full_support_recall, pooled_docs
-from citegraph.schemas import Answer, Contradiction, Fact
+from citegraph.schemas import Answer, Contradiction, Fact, Reference, Sentence
 
 
 def test_ranking_metrics_by_hand():
@@ -163,6 +163,33 @@ def test_a_disagreement_counts_as_found_only_when_its_quotes_state_the_two_value
 )
 def test_a_gold_value_is_found_whole(text: str, gold: str, found: bool):
     assert matches(text, gold) is found
+
+
+def test_an_answer_that_leads_with_a_value_is_right_only_by_that_value():
+    q = DocQuestion(id="d11", text="How deep?", answerable=True, kind="fact", answers=("3000",), docs=("x.html",))
+    a = "Maximum element nesting level of parsed XML documents. The default is 256."
+    b = "Adjust the maximum depth of the template stack. The default is 3000."
+
+    def answer(*sentences: tuple[str, int]) -> Answer:
+        refs = [
+            Reference(n=n, doc_id="x", chunk_id=f"x:{n}", title="x", locator="", span=(0, 1), quote=t)
+            for n, t in ((1, a), (2, b))
+        ]
+        return Answer(
+            question=q.text,
+            mode="corpus",
+            query_class="precise_fact",
+            answer=" ".join(t for t, _ in sentences),
+            sentences=[Sentence(text=t, citations=[n]) for t, n in sentences],
+            references=refs,
+        )
+
+    wrong_lead = answer(("256 [1].", 1), (f"{a} [1]", 1), (f"{b} [2]", 2))
+    assert score(q, wrong_lead, "test", 0.0).right is False  # the gold is quoted, the lead is not it
+    assert score(q, answer(("3000 [2].", 2), (f"{b} [2]", 2)), "test", 0.0).right is True
+    assert score(q, answer((f"{a} [1]", 1), (f"{b} [2]", 2)), "test", 0.0).right is True  # no lead: quotes
+    tls = DocQuestion(id="b03", text="TLS?", answerable=True, kind="fact", answers=("TLS 1.2",), docs=("m.rst",))
+    assert score(tls, answer(("1.2+ [1].", 1), (f"{a} [1]", 1)), "test", 0.0).right is True  # the gold's number
 
 
 def test_a_documents_run_counts_fallbacks_by_node_and_each_nodes_time():
