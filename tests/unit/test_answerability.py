@@ -26,6 +26,9 @@ def test_the_question_decides_the_kind_of_value():
     assert ans.answer_type("When bc is started with the math library (-l), what is the scale set to?") is None
     assert ans.answer_type("If I run tar without -f, which environment variable does it read?") == "code"
     assert ans.answer_type("When was Python 3.8 released, and by whom?") == "date"
+    # A hyphenated word between "which" and what is asked is one word of the phrase.
+    assert ans.answer_type("Which libffi-specific environment variable sets the directory?") == "code"
+    assert ans.answer_type("Since which man-db version is section 3type searched?") == "version"
 
 
 def test_values_of_the_asked_kind_beyond_those_the_question_names():

@@ -34,13 +34,13 @@ _REASON_Q = re.compile(
     re.IGNORECASE,
 )
 _VERSION_Q = re.compile(
-    r"\b(which|what) (?!kind\b|type\b|sort\b)(\w+ ){0,3}(versions?|release)\b(?! (numbering|scheme|policy))|"
-    r"\bversions? of python\b|\brequires?[- ]python\b|\bminimum (\w+ ){0,2}version\b|\bsupported python\b|"
+    r"\b(which|what) (?!kind\b|type\b|sort\b)([\w-]+ ){0,3}(versions?|release)\b(?! (numbering|scheme|policy))|"
+    r"\bversions? of python\b|\brequires?[- ]python\b|\bminimum ([\w-]+ ){0,2}version\b|\bsupported python\b|"
     r"\bpython versions?\b(?! (numbering|scheme|policy))",
     re.IGNORECASE,
 )
 _CODE_Q = re.compile(
-    r"\b(which|what) (\w+ ){0,3}(option|flag|switch|command|subcommand|environment variable|variable|function|"
+    r"\b(which|what) ([\w-]+ ){0,3}(option|flag|switch|command|subcommand|environment variable|variable|function|"
     r"method|keyword|argument|error code|directive|file ?name|extension|exception|class|module)s?\b",
     re.IGNORECASE,
 )
@@ -51,9 +51,9 @@ _DATE_Q = re.compile(
 )
 _NUMBER_Q = re.compile(
     r"\bhow (many|much|long|old|far|large|big|tall|high|often|fast|deep|wide|heavy|small)\b|"
-    r"\bwhat (\w+ ){0,2}(percentage|percent|number|amount|proportion|share|fraction|port|ratio|rate)\b|"
-    r"\b(what|which) ((is|was|are) )?(the )?(?!(\w+ )*(first|second|third|top|highest|lowest|next|main) )(\w+ ){0,3}"
-    r"(size|port|level|number|length|timeout|limit|ratio|rate|count|"
+    r"\bwhat ([\w-]+ ){0,2}(percentage|percent|number|amount|proportion|share|fraction|port|ratio|rate)\b|"
+    r"\b(what|which) ((is|was|are) )?(the )?(?!([\w-]+ )*(first|second|third|top|highest|lowest|next|main) )"
+    r"([\w-]+ ){0,3}(size|port|level|number|length|timeout|limit|ratio|rate|count|"
     r"uid|gid|population|cost|price|score|exit status|exit code|percentage|amount)\b|\bexit (status|code)\b|"
     r"\bnumeric\b",
     re.IGNORECASE,
