@@ -479,3 +479,47 @@ def test_a_value_leads_only_when_no_quoted_fact_nearly_as_good_gives_another():
     # Clearly ahead, the value leads.
     clear = fb.model_copy(update={"answer_p": 0.2})
     assert extractive_plan([fa, clear], [fa, clear], [], question)[0] == ("256", ["a"])
+
+
+def test_lines_both_documents_state_and_a_rewording_between_releases_are_no_conflicts():
+    """realdocs6 (labelled by reading): xxhash 3.5.0's METADATA carries its whole changelog, so "Drop
+    support for Python 3.6" (v3.3.0) against 2.0.2's "… 3.2" (v1.1.0) is two entries both files list;
+    mmh3's Summary said "Python wrapper" in 3.0.0 and "Python extension" in 4.1.0: an edit."""
+    from citegraph.nodes.contradictions import document_states
+
+    def ev(cid: str, text: str, source: str = "") -> Evidence:
+        return Evidence(chunk_id=cid, doc_id=cid.split(":")[0], text=text, source=source, span=(0, len(text)))
+
+    ctx = Context()
+    new = _fact("a", "- Drop support for Python 3.6", "x35:1:0", title="xxhash")
+    old = _fact("b", "- Drop support for Python 3.2", "x20:1:0", title="xxhash")
+    evidence = [
+        ev("x35:1:0", "v3.3.0\n- Drop support for Python 3.6", "xxhash-3.5.0.METADATA.txt"),
+        ev("x20:1:0", "v1.1.0\n- Drop support for Python 3.2", "xxhash-2.0.2.METADATA.txt"),
+    ]
+    assert len(detect([new, old], ctx, 0, 2, evidence)) == 1  # read alone, the two lines look like a change
+    whole = {
+        "x35": [ev("x35:1:0", "v3.3.0\n- Drop support for  Python 3.6\n\nv1.1.0\n- Drop support for Python 3.2")],
+        "x20": [ev("x20:1:0", "v1.1.0\n- Drop support for Python 3.2")],
+    }
+    assert detect([new, old], ctx, 0, 2, evidence, document_states(lambda d: whole.get(d, []))) == []
+    # A value that changed between releases is still reported: neither file states the other's line.
+    req = [
+        _fact("r1", "Requires-Python: >=3.7", "o36:1:0", title="orjson"),
+        _fact("r2", "Requires-Python: >=3.8", "o310:1:0", title="orjson"),
+    ]
+    files = {"o36": "Requires-Python: >=3.7", "o310": "Requires-Python: >=3.8"}
+    lookup = document_states(lambda d: [ev(f"{d}:1:0", files[d])])
+    assert len(detect(req, ctx, 0, 2, None, lookup)) == 1
+    # Another word for the same thing between two releases of one file is an edit; between two
+    # different documents it is still a disagreement in wording.
+    a = _fact("m1", "Summary: Python wrapper for MurmurHash (MurmurHash3), a set of fast hash functions.", "m3:1:0")
+    b = _fact("m2", "Summary: Python extension for MurmurHash (MurmurHash3), a set of fast hash functions.", "m4:1:0")
+    releases = [
+        ev("m3:1:0", a.text, "mmh3-3.0.0.METADATA.txt"),
+        ev("m4:1:0", b.text, "mmh3-4.1.0.METADATA.txt"),
+    ]
+    assert detect([a, b], ctx, 0, 2, releases) == []
+    names = ("mmh3.README.txt", "mmh3.METADATA.txt")
+    others = [e.model_copy(update={"source": n}) for e, n in zip(releases, names, strict=True)]
+    assert [c.kind for c in detect([a, b], ctx, 0, 2, others)] == ["wording"]
