@@ -125,6 +125,14 @@ def test_a_fact_answers_only_if_its_passage_covers_the_question():
         "How many instances does the wine dataset have?", [_fact(ev.text, ev, False)], [ev], set()
     )
     assert facts == [] and gaps == ["no passage found states a number for what is asked"]
+    # Nor a "why" by a sentence that gives no reason (tomli's README: the mode, not why).
+    ev = _ev("tomli.load() needs the TOML file opened in binary mode (with the rb flag).", title="tomli README")
+    why = "Why does tomli.load() require the TOML file to be opened in binary mode?"
+    facts, gaps = covered_facts(why, [_fact(ev.text, ev, False)], [ev], set())
+    assert facts == [] and gaps == ["no passage found states a reason for what is asked"]
+    because = _ev("tomli.load() needs binary mode because it decodes the TOML file as UTF-8 itself.", title="tomli")
+    facts, _ = covered_facts(why, [_fact(because.text, because, True)], [because], set())
+    assert len(facts) == 1
 
 
 def test_changelog_entries_take_their_release_from_the_heading_above():

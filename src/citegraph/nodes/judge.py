@@ -108,6 +108,8 @@ def covered_facts(
     if named:
         return [], [f"{ans.ABSENT_FROM_CORPUS} {', '.join(repr(k) for k in named)}"]
     kind = ans.answer_type(question)
+    # A "why" is answered by a sentence that gives a reason, as a "how many" by one that holds a number.
+    needs_value = kind in ans.VALUE_TYPES or (kind == "reason" and ans.asks_why(question))
     by_chunk = {e.chunk_id: e for e in evidence}
     out: list[Fact] = []
     gaps: list[str] = []
@@ -116,7 +118,7 @@ def covered_facts(
         missing = ans.uncovered(keys, ans.covering_text(f.title, ev.source if ev else "", ev.text if ev else f.text))
         if missing:
             gaps.append(f"the passages found do not mention {', '.join(repr(k) for k in missing)}")
-        elif kind in ans.VALUE_TYPES and not f.typed:
+        elif needs_value and not f.typed:
             gaps.append(f"no passage found states a {kind} for what is asked")
         else:
             out.append(f)
