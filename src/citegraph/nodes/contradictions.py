@@ -260,6 +260,14 @@ def detect(
     return out
 
 
+def detect_in_corpus(
+    facts: list[Fact], ctx: Context, rounds: int, max_rounds: int, evidence: list[Evidence]
+) -> list[Contradiction]:
+    """`detect`, asking the run's corpus whether a document states the other side's line."""
+    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
+    return detect(facts, ctx, rounds, max_rounds, evidence, document_states(retriever.passages_of))
+
+
 def losers(contradictions: list[Contradiction]) -> set[str]:
     out: set[str] = set()
     for c in contradictions:
@@ -273,10 +281,8 @@ async def detect_contradictions(state: State, runtime: Runtime[Context]) -> dict
     started = time.perf_counter()
     facts = state.get("facts", [])
     rounds, max_rounds = state.get("reconcile_rounds", 0), state.get("max_reconcile_rounds", ctx.max_reconcile_rounds)
-    retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
-    states = document_states(retriever.passages_of)
-    # In a worker thread: reading a document's passages reads SQLite.
-    found = await asyncio.to_thread(detect, facts, ctx, rounds, max_rounds, state.get("evidence", []), states)
+    # In a worker thread: opening the store and reading a document's passages block (SQLite).
+    found = await asyncio.to_thread(detect_in_corpus, facts, ctx, rounds, max_rounds, state.get("evidence", []))
     open_ = sum(1 for c in found if not c.resolved)
     return {
         "contradictions": found,
