@@ -169,24 +169,6 @@ def test_a_default_of_nothing_named_is_read_and_quoted_with_the_sentence_before(
     assert "3000" in best.text and "infinite loop" in best.text and facts[0][2]  # typed: holds the number
 
 
-def test_a_question_that_asks_for_a_thing_by_its_noun_is_answered_by_a_sentence_that_names_it():
-    # certifi: "Under what licence…" was answered "This is a bundle of X.509 certificates…" (support 0.80).
-    q = "Under what licence is the CA certificate bundle shipped in certifi distributed?"
-    assert ans.asked_noun(q) == ans.asked_noun("Which license is Tomli released under?")  # one word to BM25
-    bundle, mpl = claims("This is a bundle of X.509 certificates. It is subject to the Mozilla Public License.")
-    assert not ans.has_answer_type(None, bundle, q) and ans.has_answer_type(None, mpl, q)
-    # Read with its antecedent, a default names the setting ("Specifies the background color… The
-    # default is 'pink'."); generic nouns ask nothing ("What kind of…", "What does … print?").
-    pink = claims("The default is 'pink'.")[0]
-    colour = "What colour does a Pmw EntryField paint its background when the text is invalid?"
-    assert ans.has_answer_type(
-        None, pink, colour, reading="Specifies the background color to use. The default is 'pink'."
-    )
-    assert not ans.has_answer_type(None, pink, colour)
-    assert ans.asked_noun("What kind of version numbering does packaging follow?") is None
-    assert ans.asked_noun("What does ninja print at the start of each line?") is None
-
-
 def test_a_number_word_that_picks_out_of_a_group_counts_nothing():
     q = "How many hashing rounds does libc use?"
     assert ans.answer_values("number", "If only one of the SHA_CRYPT_MIN_ROUNDS values is set, it is used.", q) == []

@@ -148,7 +148,7 @@ def score_claims(
     for c, text, cs in zip(cands, texts, cos, strict=True):
         cov = 0.7 * ans.coverage(terms, idf, text) + 0.3 * passage_cov
         rel = ans.relevance(float(cs), cov) + (FIELD_BONUS if ans.field_match(question, c.text) else 0.0)
-        out.append((c, min(1.0, rel), ans.has_answer_type(kind, c, question, text)))
+        out.append((c, min(1.0, rel), ans.has_answer_type(kind, c, question)))
     return out
 
 

@@ -300,41 +300,12 @@ def asks_why(question: str) -> bool:
     return bool(_WHY_Q.search(_CONDITION.sub("", question, count=1)))
 
 
-# "Under what licence is certifi distributed?", "Which hash algorithm does shasum use?": a question
-# that asks for no kind of value still names the thing it asks for, and the sentence that answers says
-# what it is ("… subject to the terms of the Mozilla Public License"), where a topical one ("This is a
-# bundle of X.509 certificates") does not.
-_ASKED_NOUN = re.compile(
-    r"\b(?:what|which)\s+(?!(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had)\b)"
-    r"(?:[\w-]+\s+){0,2}?([A-Za-z][\w-]*)\s+(?:is|are|was|were|does|do|did|can|could|will|"
-    r"would|should|has|have|had|must|may|might|in|of|on|for|from|at|with|to|by|under)\b",
-    re.IGNORECASE,
-)
-_GENERIC_NOUNS = frozenset(
-    "name names type types kind kinds sort one ones two thing things part parts way ways value values point "
-    "happens else".split()
-)
-
-
-def asked_noun(question: str) -> str | None:
-    """The noun a what/which question asks for ("licence" of "Under what licence is …"), as a token."""
-    m = _ASKED_NOUN.search(_CONDITION.sub("", question, count=1))
-    if not m or m.group(1).lower() in _GENERIC_NOUNS or m.group(1).lower() in STOPWORDS:
-        return None
-    words = tokenize(m.group(1))
-    return words[-1] if len(words) == 1 else None
-
-
-def has_answer_type(kind: AnswerType, claim: Claim, question: str, reading: str = "") -> bool:
+def has_answer_type(kind: AnswerType, claim: Claim, question: str) -> bool:
     """Whether a claim holds a value of the kind asked, beyond the values the question itself names;
-    for a "why" question, whether it gives a reason; for a question that asks for a thing by its noun,
-    whether the claim (or `reading`, the claim as extraction reads it) names that noun."""
+    for a "why" question, whether it gives a reason."""
     if kind == "reason" and asks_why(question):
         return bool(_REASON.search(claim.text))
-    if kind is None:
-        noun = asked_noun(question)
-        return noun is None or Vocabulary(tokenize(f"{reading} {claim.text}")).has(noun)
-    if kind in ("yesno", "reason"):
+    if kind is None or kind in ("yesno", "reason"):
         return True
     return bool(answer_values(kind, claim.text, question))
 
