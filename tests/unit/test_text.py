@@ -78,3 +78,13 @@ def test_fd_star_removes_the_length_confound():
     assert z[0] < z[1] and z[2] < z[3] and z[4] < z[5]
     assert abs(z[:2].mean()) < 1e-9 and abs(z[2:4].mean()) < 1e-9
     assert fd_raw("", 0) == 0.0
+
+
+def test_a_quote_is_checked_at_its_span():
+    from citegraph.text.claims import quote_at
+
+    passage = "Mount Etna stands 3,357 metres tall."  # starts at 100 in its document
+    assert quote_at(passage, 100, (100, 136), passage)
+    assert quote_at(passage, 100, (118, 123), "3,357")
+    assert not quote_at(passage, 100, (117, 122), "3,357")  # one character off
+    assert not quote_at(passage, 100, (90, 95), "Mount")  # before the passage: never wraps around

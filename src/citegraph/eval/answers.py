@@ -32,6 +32,7 @@ from citegraph.eval.datasets import Dataset, Query
 from citegraph.eval.metrics import auc_interval
 from citegraph.schemas import Answer
 from citegraph.store.ledger import Ledger
+from citegraph.text.claims import quote_at
 
 _MARKS = re.compile(r"\s*\[\d+\]")
 
@@ -106,10 +107,8 @@ def check_citations(answer: Answer, ledger: Ledger, relevant: set[str] | None) -
             out["citations"] += 1
             ref = by_n.get(n)
             row = chunks.get(ref.chunk_id) if ref else None
-            if ref is not None and row is not None:
-                start = ref.span[0] - row["start"]
-                if row["text"][start : start + len(ref.quote)] == ref.quote:
-                    out["quotes_found"] += 1
+            if ref is not None and row is not None and quote_at(row["text"], row["start"], ref.span, ref.quote):
+                out["quotes_found"] += 1
             if ref is not None and relevant is not None:
                 out["cited_judged"] += 1
                 out["cited_relevant"] += int(ref.doc_id in relevant)

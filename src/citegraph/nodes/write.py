@@ -36,7 +36,7 @@ from citegraph.reader import evidence_text, get_support_checker
 from citegraph.schemas import Answer, Contradiction, Evidence, Fact, Reference, Sentence
 from citegraph.state import State, resolved_mode
 from citegraph.text import answerability as ans
-from citegraph.text.claims import extract_numbers
+from citegraph.text.claims import extract_numbers, quote_at
 from citegraph.text.conflicts import bearing
 from citegraph.text.injection import clean_title, source_label
 from citegraph.text.support import unsupported_terms
@@ -281,8 +281,7 @@ def check_plan(
             ev = passages.get(f.chunk_id) if f else None
             if f is None or ev is None:
                 continue  # a citation to evidence that was never retrieved
-            a, z = f.span[0] - ev.span[0], f.span[1] - ev.span[0]
-            if ev.text[a:z] != f.text:
+            if not quote_at(ev.text, ev.span[0], f.span, f.text):
                 continue  # the quote is not where it claims to be
             cited.append(f)
         why = refusal(text, cited, from_model, question)

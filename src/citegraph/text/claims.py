@@ -310,3 +310,10 @@ def _cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
     if piece[1] > piece[0]:
         out.append(piece)
     return out
+
+
+def quote_at(passage: str, passage_start: int, span: tuple[int, int], quote: str) -> bool:
+    """Whether `quote` is exactly the passage's text at the document span `span` (the passage starts at
+    `passage_start` of its document): a citation's check that its quote is where it says it is."""
+    a, z = span[0] - passage_start, span[1] - passage_start
+    return 0 <= a <= z <= len(passage) and passage[a:z] == quote
