@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from citegraph.errors import InputError
+from citegraph.nodes.write import LEAD_WORDS  # a lead longer than this is a sentence
 from citegraph.schemas import Answer
 
 KINDS = ("fact", "two-hop", "why-how", "conflict", "missing", "off-topic")
@@ -110,10 +111,6 @@ def matches(answer: str, gold: str) -> bool:
     before = (r"(?<![\w.])v?" if g[0].isdigit() else r"(?<![\w.])") if g[0].isalnum() or g[0] == "_" else ""
     after = r"(?!\w|\.\d)" if g[-1].isalnum() or g[-1] == "_" else ""
     return re.search(f"{before}{re.escape(g)}{after}", _norm(answer)) is not None
-
-
-# A lead longer than this is a sentence (write.LEAD_WORDS: the writer's own bound for a model's lead).
-LEAD_WORDS = 12
 
 
 def answer_lead(answer: Answer) -> str | None:

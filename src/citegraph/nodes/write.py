@@ -98,9 +98,8 @@ def choose_facts(
     for a question asking for the latest version or date, the latest release's facts first."""
     by_id = {f.id: f for f in facts}
 
-    score = fact_score
     ranked = sorted(
-        (by_id[i] for i in supported if i in by_id and i not in excluded), key=lambda f: (-score(f), -f.weight)
+        (by_id[i] for i in supported if i in by_id and i not in excluded), key=lambda f: (-fact_score(f), -f.weight)
     )
     latest = ans.latest_kind(question)
     if latest:
@@ -117,7 +116,7 @@ def choose_facts(
             relative = 0.0
     chosen: list[Fact] = []
     for f in ranked:
-        if chosen and score(f) < relative * score(chosen[0]):
+        if chosen and fact_score(f) < relative * fact_score(chosen[0]):
             break
         if not any(_similar(f.text, c.text) for c in chosen):
             chosen.append(f)
