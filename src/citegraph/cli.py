@@ -16,12 +16,14 @@ from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
 from citegraph.context import (
+    FUSIONS,
     JUDGES,
     LLM_PICKS,
     LLM_SCOPES,
     LLM_WRITES,
     RETRIEVAL_KNOBS,
     SENTENCE_RANKERS,
+    SPARSE_BACKENDS,
     STRUCTURED_OUTPUT,
     SUPPORT_CHECK,
     WEB_PROVIDERS,
@@ -39,7 +41,7 @@ def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--top", type=int, default=d.top_m, help=f"passages to return (default {d.top_m})")
     g.add_argument(
         "--fusion",
-        choices=["rrf", "minmax", "zscore"],
+        choices=FUSIONS,
         default=d.fusion,
         help=f"how dense and sparse rankings are fused (default {d.fusion})",
     )
@@ -64,7 +66,7 @@ def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
         help=f"cosine above which a passage is a near-duplicate (default {d.dedup_threshold})",
     )
     g.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
-    g.add_argument("--sparse", choices=["bm25s", "rank-bm25"], help="BM25 backend (default: the corpus's)")
+    g.add_argument("--sparse", choices=SPARSE_BACKENDS, help="BM25 backend (default: the corpus's)")
 
 
 def _settings(a: argparse.Namespace) -> RetrievalSettings:
@@ -185,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--replace", action="store_true", help="let a record replace a document of another file that has its id"
     )
     p.add_argument("--chroma-url", help="keep vectors in a Chroma server, e.g. http://127.0.0.1:8000")
-    p.add_argument("--sparse", choices=["bm25s", "rank-bm25"], help="BM25 backend (default bm25s)")
+    p.add_argument("--sparse", choices=SPARSE_BACKENDS, help="BM25 backend (default bm25s)")
     p.add_argument("--section-tokens", type=int, default=c.section_tokens)
     p.add_argument("--section-overlap", type=int, default=c.section_overlap)
     p.add_argument("--passage-tokens", type=int, default=c.passage_tokens)

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 from urllib.parse import urlsplit
 
 from pydantic.json_schema import SkipJsonSchema
 
 from citegraph.errors import InputError
+from citegraph.schemas import QueryClass
 
 FusionMethod = Literal["rrf", "minmax", "zscore"]
 SparseBackend = Literal["bm25s", "rank-bm25"]
+# The values each Literal allows, spelled once (the checks below and the CLI's choices read them).
+FUSIONS: tuple[str, ...] = get_args(FusionMethod)
+SPARSE_BACKENDS: tuple[str, ...] = get_args(SparseBackend)
 
 # all-MiniLM-L6-v2 reads at most 256 word pieces, two of which are [CLS] and [SEP].
 EMBEDDER_WINDOW = 256
@@ -109,8 +113,8 @@ class RetrievalSettings:
     tier_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TIER_WEIGHTS))
 
     def __post_init__(self) -> None:
-        if self.fusion not in ("rrf", "minmax", "zscore"):
-            raise InputError(f"unknown fusion {self.fusion!r}: use rrf, minmax or zscore")
+        if self.fusion not in FUSIONS:
+            raise InputError(f"unknown fusion {self.fusion!r}: use {', '.join(FUSIONS)}")
         if self.w_dense < 0 or self.w_sparse < 0 or self.w_dense + self.w_sparse <= 0:
             raise InputError("fusion weights must be non-negative and not both zero")
         if not 0.0 <= self.temporal_weight <= 1.0:
@@ -487,8 +491,8 @@ class Context:
                 "judge 'sentences' reads the learned scorer's probabilities: "
                 "set sentence_ranker='learned', or judge='lexical' with it"
             )
-        if self.fusion not in ("rrf", "minmax", "zscore"):
-            raise InputError(f"unknown fusion {self.fusion!r}: use rrf, minmax or zscore")
+        if self.fusion not in FUSIONS:
+            raise InputError(f"unknown fusion {self.fusion!r}: use {', '.join(FUSIONS)}")
         for f in fields(self):
             value, bounds = getattr(self, f.name), f.metadata.get("bounds")
             if f.type == "bool" and not isinstance(value, bool):
@@ -517,6 +521,22 @@ class Context:
         if source == "model":
             return self.model_abstain_threshold
         return JUDGE_THRESHOLDS.get(source, JUDGE_THRESHOLDS[self.judge])
+
+    def passages(self, qclass: QueryClass) -> int:
+        """Passages per sub-query for a question of this class."""
+        return {
+            "precise_fact": self.passages_precise,
+            "broad_synthesis": self.passages_broad,
+            "reasoning": self.passages_reasoning,
+        }[qclass]
+
+    def sentences(self, qclass: QueryClass) -> int:
+        """At most this many answer sentences for a question of this class."""
+        return {
+            "precise_fact": self.sentences_precise,
+            "broad_synthesis": self.sentences_broad,
+            "reasoning": self.sentences_reasoning,
+        }[qclass]
 
     @property
     def corpus_dir(self) -> str:

@@ -24,7 +24,7 @@ from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.nodes import searches_web, short, trace
 from citegraph.retrievers.hybrid import HybridRetriever, shared_retriever
-from citegraph.schemas import Evidence, QueryClass
+from citegraph.schemas import Evidence
 from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
 from citegraph.text import answerability as ans
 from citegraph.text.claims import claims
@@ -34,14 +34,6 @@ from citegraph.web.branch import Gathered, gather, web_corpus_lock
 from citegraph.web.search import Query
 
 log = logging.getLogger(__name__)
-
-
-def budget(ctx: Context, qclass: QueryClass) -> int:
-    return {
-        "precise_fact": ctx.passages_precise,
-        "broad_synthesis": ctx.passages_broad,
-        "reasoning": ctx.passages_reasoning,
-    }[qclass]
 
 
 def as_of_date(ctx: Context, state_as_of: str | None) -> date:
@@ -162,7 +154,7 @@ def _ranked(
     candidates, answer-first within the class's budget, and a document's latest release beside them."""
     results, note = _candidates(ctx, task, retriever, doc_ids)
     written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds() | retriever.compounds()
-    top = answer_first(task["question"], results, budget(ctx, task["query_class"]), written)
+    top = answer_first(task["question"], results, ctx.passages(task["query_class"]), written)
     return top + latest_release(retriever, task["question"], top), note
 
 
@@ -178,7 +170,7 @@ def _candidates(
 ) -> tuple[list[Evidence], str]:
     """Three times the class's budget, for answer_first to choose from (kept to `doc_ids`, if given)."""
     ref = as_of_date(ctx, task.get("as_of"))
-    m = 3 * budget(ctx, task["query_class"])
+    m = 3 * ctx.passages(task["query_class"])
     query = task["sub_query"].text
     if task["mode"] == "recent":
         settings = ctx.retrieval(m, ctx.temporal_weight_recent)

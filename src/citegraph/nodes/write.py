@@ -45,14 +45,6 @@ from citegraph.text.tokens import tokenize
 _MARK = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 
 
-def max_sentences(ctx: Context, qclass: str) -> int:
-    return {
-        "precise_fact": ctx.sentences_precise,
-        "broad_synthesis": ctx.sentences_broad,
-        "reasoning": ctx.sentences_reasoning,
-    }.get(qclass, ctx.sentences_precise)
-
-
 def _similar(a: str, b: str) -> bool:
     ta, tb = set(tokenize(a)), set(tokenize(b))
     return bool(ta and tb) and len(ta & tb) / len(ta | tb) > 0.6
@@ -490,7 +482,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
 
     facts, contradictions = state.get("facts", []), state.get("contradictions", [])
     lost = losers(contradictions)
-    limit = max_sentences(ctx, state["query_class"])
+    limit = ctx.sentences(state["query_class"])
     chosen = choose_facts(facts, state.get("supported", []), lost, limit, question=question)
     plan = extractive_plan(chosen, facts, contradictions, question)
     from_model, picked_by_model, fallback = False, False, None
