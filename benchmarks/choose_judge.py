@@ -10,8 +10,9 @@ The choice maximises, averaged over the sets (each weighing the same), one of tw
 - `--objective trust` (the default since session 9): right answers minus wrong ones, per question, a
   wrong one being an answerable question answered without its answer or an unanswerable one
   answered; an abstention scores 0. A user acts on what is answered, so a wrong answer costs what a
-  right one earns. On the SQuAD-derived sets an answer without the gold string counts neither way
-  (it may quote a neighbouring sentence that states the answer).
+  right one earns, or `--wrong-cost` times that (precision first: 1.5 or 2). On the SQuAD-derived
+  sets an answer without the gold string counts neither way (it may quote a neighbouring sentence
+  that states the answer).
 - `--objective youden`: Youden's J of the abstention decision, the share of unanswerable questions
   abstained on minus the share of answerable ones abstained on. It does not look at whether the
   answers are right: an answerable question answered wrongly counts as well answered. Used until
@@ -76,7 +77,7 @@ def load(run: Path, half: str) -> list[dict]:
     return rows
 
 
-def outcome(rows: list[dict], judge: str, t: float) -> dict[str, float]:
+def outcome(rows: list[dict], judge: str, t: float, wrong_cost: float = 1.0) -> dict[str, float]:
     score = JUDGES[judge]
     right, wrong, unknown, abst_ok, abst_bad, n_ans, n_un = 0, 0, 0, 0, 0, 0, 0
     for r in rows:
@@ -96,7 +97,7 @@ def outcome(rows: list[dict], judge: str, t: float) -> dict[str, float]:
             abst_ok += not answered
     n = n_ans + n_un
     return {
-        "trust": (right - wrong - (n_un - abst_ok)) / n if n else 0.0,
+        "trust": (right - wrong_cost * (wrong + n_un - abst_ok)) / n if n else 0.0,
         "youden_j": (abst_ok / n_un if n_un else 0.0) - (abst_bad / n_ans if n_ans else 0.0),
         "right": right / n_ans if n_ans else float("nan"),
         "wrong": wrong / n_ans if n_ans else float("nan"),
@@ -118,6 +119,12 @@ def main() -> None:
     p.add_argument("--dev", nargs="+", type=Path, required=True)
     p.add_argument("--test", nargs="+", type=Path, default=[])
     p.add_argument("--objective", choices=["trust", "youden"], default="trust")
+    p.add_argument(
+        "--wrong-cost",
+        type=float,
+        default=1.0,
+        help="trust: what a wrong answer costs, in right answers (1: equal; 2: precision first)",
+    )
     p.add_argument("--judge", action="append", choices=list(JUDGES), help="choose among these only (repeatable)")
     p.add_argument("--at", metavar="JUDGE=T", help="choose nothing: report this judge and threshold")
     a = p.parse_args()
@@ -127,7 +134,7 @@ def main() -> None:
     for judge in a.judge or JUDGES:
         print(f"  dev areas {judge:>9}: " + " ".join(f"{n} {area(rows, judge):.3f}" for n, rows in dev.items()))
         for t in THRESHOLDS:
-            u = float(np.mean([outcome(rows, judge, t)[key] for rows in dev.values()]))
+            u = float(np.mean([outcome(rows, judge, t, a.wrong_cost)[key] for rows in dev.values()]))
             if best is None or u > best[0] + 1e-9:
                 best = (u, judge, t)
     assert best is not None
@@ -139,16 +146,18 @@ def main() -> None:
             t = float(given)
         except ValueError:
             p.error(f"--at {a.at}: give JUDGE=THRESHOLD, e.g. sentences=0.6")
-        u = float(np.mean([outcome(rows, judge, t)[key] for rows in dev.values()]))
+        u = float(np.mean([outcome(rows, judge, t, a.wrong_cost)[key] for rows in dev.values()]))
         print(f"given: judge={judge} threshold={t} (mean {a.objective} on dev {u:.3f})")
     else:
         _, judge, t = best
         print(f"chosen on dev: judge={judge} threshold={t} (mean {a.objective} {best[0]:.3f})")
     for name, rows in dev.items():
-        print(f"  dev  {name}: " + fmt(outcome(rows, judge, t)) + f"  area {area(rows, judge):.3f}")
+        print(f"  dev  {name}: " + fmt(outcome(rows, judge, t, a.wrong_cost)) + f"  area {area(rows, judge):.3f}")
     for run in a.test:
         rows = load(run, "test")
-        print(f"  test {run_name(run)}: " + fmt(outcome(rows, judge, t)) + f"  area {area(rows, judge):.3f}")
+        print(
+            f"  test {run_name(run)}: " + fmt(outcome(rows, judge, t, a.wrong_cost)) + f"  area {area(rows, judge):.3f}"
+        )
         for other in JUDGES:
             print(f"       {other:>9} area {area(rows, other):.3f}")
 

@@ -17,6 +17,7 @@ from typing import Any
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
 from citegraph.context import (
     FUSIONS,
+    JUDGE_THRESHOLDS_TEXT,
     JUDGES,
     LLM_PICKS,
     LLM_SCOPES,
@@ -140,7 +141,7 @@ def _add_answer_options(p: argparse.ArgumentParser) -> None:
         type=float,
         metavar="T",
         help="abstain below this support (default: the judge's own, chosen for right answers minus wrong "
-        "ones: sentences 0.62, lexical 0.58, reader 0.22; lower it for more answers, and more wrong ones)",
+        f"ones: {JUDGE_THRESHOLDS_TEXT}; lower it for more answers, and more wrong ones)",
     )
     p.add_argument(
         "--support-check",
