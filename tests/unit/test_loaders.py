@@ -179,6 +179,27 @@ def test_pdf_breaks_are_repaired():
     )
 
 
+def test_letter_spacing_inside_names_is_repaired_and_two_words_stay_two():
+    from collections import Counter
+
+    from citegraph.ingest.loaders import _WORDS, repair_pdf_text
+
+    # timesyncd.conf(5) as pypdf extracts it: "ser" and "vice" are in the word list (WordPiece keeps
+    # fragments), but this document uses them nowhere else; "file system" and "in to" it does.
+    text = (
+        "PollIntervalMinSec=, P ollIntervalMaxSec=\nThe minimum and maximum poll intervals. "
+        "Servers acquired from systemd-netw orkd.service(8) take precedence. See systemd-timesyncd.ser vice(8). "
+        "The service starts early. Put the file system in to the table, in order to list it into the file "
+        "and its system, by a long way. Use -f or --f orce, and -r, --r emove to delete."
+    )
+    fixed = repair_pdf_text(text, Counter(_WORDS.findall(text.lower())))
+    assert "PollIntervalMinSec=, PollIntervalMaxSec=" in fixed
+    assert "systemd-networkd.service(8)" in fixed
+    assert "systemd-timesyncd.service(8)" in fixed
+    assert "the file system in to the table" in fixed and "by a long way" in fixed
+    assert "Use -f or --force, and -r, --remove to delete." in fixed  # a short option is no word part
+
+
 def test_run_together_sentences_get_their_space(tmp_path: Path):
     p = tmp_path / "s.txt"
     p.write_text("We met at the Center.We agreed. See e.g.Foo and U.S.Army, setup.py and requests.Session() here.")

@@ -41,7 +41,7 @@ from citegraph.text.dates import parse_date, stated_date
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 7
+LOADERS_VERSION = 8
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 DEFAULT_TIER = "secondary"
@@ -223,37 +223,73 @@ _SOFT_BREAK = re.compile(r"(\w)[\u00ad\u2010](?:[ \t]*\n[ \t]*|[ \t]+)([a-z])")
 # An ASCII hyphen at a line end before a lowercase word part ("compres-\nsors", "command-\nline").
 _HARD_BREAK = re.compile(r"(\w+)-[ \t]*\n(?:[ \t]*\n)?[ \t]*([a-z]\w*)")
 # Two letter runs with one space between them: a word PDF extraction may have split ("serv er",
-# "T AR(1)", "accompan y") where a justified line spread its letters.
-_SPLIT = re.compile(r"(?<![\w-])([A-Za-z]+) (?=([A-Za-z]+)(?!\w))")
+# "T AR(1)", "accompan y") where a justified line spread its letters; also inside a hyphenated name
+# ("systemd-netw orkd").
+_SPLIT = re.compile(r"(?<![\w])([A-Za-z]+) (?=([A-Za-z]+)(?!\w))")
+# A capital letter spaced off a camelCase rest ("P ollIntervalMaxSec"): no word is spelt so.
+_CAMEL_REST = re.compile(r"[a-z]+[A-Z]\w*")
 _WORDS = re.compile(r"[a-z]+", re.IGNORECASE)
 _INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly")
 
 
-def repair_pdf_text(text: str, vocabulary: Counter[str] | None = None) -> str:
+def split_pairs(text: str) -> Counter[tuple[str, str]]:
+    """How often each pair of letter runs stands one space apart (lowercased): what tells a part used
+    on its own from one that only occurs split off its other half."""
+    return Counter((m.group(1).lower(), m.group(2).lower()) for m in _SPLIT.finditer(text))
+
+
+def repair_pdf_text(
+    text: str, vocabulary: Counter[str] | None = None, pairs: Counter[tuple[str, str]] | None = None
+) -> str:
     """Undo what PDF text extraction breaks, judged against the document's own words (`vocabulary`,
-    lowercase word counts of the whole document) and an English word list (embed.known_words):
+    lowercase word counts of the whole document; `pairs`, its split_pairs) and an English word list
+    (embed.known_words):
     - a word hyphenated at a line end is joined: with its hyphen when the hyphenated form occurs
       elsewhere in the document or both parts are words and the joined one is not ("command-\nline"
       -> "command-line", "block-\nsorting"), without it otherwise ("compres-\nsors" -> "compressors",
       "unde-\ntected"): in justified text most line-end hyphens are hyphenation points;
     - a word split in two by letter spacing is joined when the joined word is known and one of the two
-      parts is not a word ("serv er" -> "server", "w ork" -> "work"; "by a" stays).
+      parts is not a word ("serv er" -> "server", "w ork" -> "work"; "by a" stays), or when the document
+      writes the joined word whole elsewhere and neither part anywhere else ("ser vice": the word list
+      holds such fragments; "file system", "in to", "the command" stay); a capital spaced off a
+      camelCase rest is joined ("P ollIntervalMaxSec"), as are two non-words after a hyphen
+      ("systemd-netw orkd", "--r ecursive"); a short option stays apart from the word after it ("-f or").
     Everything else is left as extracted."""
     from citegraph.embed import known_words
 
     vocab = vocabulary if vocabulary is not None else Counter(_WORDS.findall(text.lower()))
     english = known_words()
 
-    def known(word: str) -> bool:
+    def listed(word: str) -> bool:
         w = word.lower()
-        if w in english or vocab[w] > 1:
-            return True
         # An inflection of a word ("def aults" -> "defaults", "pro cessed"): the word list holds stems.
-        return any(w.endswith(x) and w[: -len(x)] in english for x in _INFLECTIONS if len(w) - len(x) >= 4)
+        return w in english or any(
+            w.endswith(x) and w[: -len(x)] in english for x in _INFLECTIONS if len(w) - len(x) >= 4
+        )
+
+    def known(word: str) -> bool:
+        return listed(word) or vocab[word.lower()] > 1
+
+    # A part is used on its own only if the document has it elsewhere than split off its other half
+    # (the word list holds fragments such as "ser" and "vice").
+    pairs = pairs if pairs is not None else split_pairs(text)
 
     def standalone(word: str) -> bool:
         w = word.lower()
         return w in ("a", "i") if len(w) == 1 else w in english
+
+    def on_its_own(left: str, right: str) -> tuple[bool, bool]:
+        """Whether each part is a word the document uses elsewhere than in this pair."""
+        apart = pairs[(left.lower(), right.lower())]
+        return tuple(  # type: ignore[return-value]
+            standalone(w) if len(w) == 1 else (w.lower() in english and vocab[w.lower()] > apart) for w in (left, right)
+        )
+
+    def unheard(word: str, other: str, left: bool) -> bool:
+        """Neither a listed word nor one the document writes elsewhere ("netw", "orkd")."""
+        w = word.lower()
+        apart = pairs[(w, other.lower())] if left else pairs[(other.lower(), w)]
+        return not listed(w) and vocab[w] <= apart
 
     text = _SOFT_BREAK.sub(r"\1\2", text).replace("\u00ad", "")
 
@@ -271,8 +307,31 @@ def repair_pdf_text(text: str, vocabulary: Counter[str] | None = None) -> str:
         if m.start() < pos:
             continue  # the left part was already glued to the word before it
         left, right = m.group(1), m.group(2)
+        before = text[max(0, m.start() - 2) : m.start()]
+        if before.endswith("-") and not (before == "--" or (before[:1].isalnum() and len(left) > 1)):
+            continue  # a short option ("-f or", "-D dictionaryName", "-vfs name") and the word after it
         joined = left + right
-        if len(joined) >= 3 and known(joined) and not (standalone(left) and standalone(right)):
+        if before.endswith("-") and before != "--":
+            # Inside a hyphenated name: a listed word whose first part the document has nowhere else
+            # ("ps-lik e", "top-le vel"; "llvm-ar e" stays), or two parts no list or text has.
+            alone = vocab[left.lower()] > pairs[(left.lower(), right.lower())]
+            join = (listed(joined) and not alone) or (
+                left.islower() and right.islower() and unheard(left, right, True) and unheard(right, left, False)
+            )
+        else:
+            join = (
+                (len(joined) >= 3 and known(joined) and not (standalone(left) and standalone(right)))
+                # "ser vice": a listed word the document writes whole elsewhere, split into two parts it
+                # has nowhere else
+                or (
+                    len(joined) >= 3
+                    and listed(joined)
+                    and vocab[joined.lower()] > 0
+                    and not any(on_its_own(left, right))
+                )
+                or bool(len(left) == 1 and left.isupper() and _CAMEL_REST.fullmatch(right))
+            )
+        if join:
             out.append(text[pos : m.start()] + joined)
             pos = m.end() + len(right)
     out.append(text[pos:])
@@ -609,8 +668,9 @@ def _load_pdf(path: Path) -> SourceDoc | Skipped:
     raw = _strip_running_lines([_layout_blocks(page) for page in layout])
     if not any(raw):
         return Skipped(str(path), "PDF has no extractable text (scanned images?)")
-    vocabulary = Counter(_WORDS.findall("\n".join(raw).lower()))
-    pages = [repair_pdf_text(page, vocabulary) for page in raw]
+    whole = "\n".join(raw)
+    vocabulary, pairs = Counter(_WORDS.findall(whole.lower())), split_pairs(whole)
+    pages = [repair_pdf_text(page, vocabulary, pairs) for page in raw]
     text, starts = "", []
     for page_text in pages:
         if text:
