@@ -5,8 +5,9 @@ the LLM engine's only: without a model it changes nothing)."""
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
@@ -21,16 +22,35 @@ from citegraph.web.pages import is_web_page
 def trace(
     node: str,
     engine: str,
-    started: float,
     fallback: str | None = None,
     detail: str = "",
     decided: dict[str, Any] | None = None,
 ) -> TraceEvent:
-    """A trace entry for a node run that started at `started` (time.perf_counter()). `decided` is
-    what a user stepping through the run (Studio, `stream_mode="updates"`) needs to see of it."""
+    """A trace entry for a node run (`timed` stamps how long the run took). `decided` is what a user
+    stepping through the run (Studio, `stream_mode="updates"`) needs to see of it."""
     used: Literal["llm", "extractive"] = "llm" if engine == "llm" and not fallback else "extractive"
-    ms = round((time.perf_counter() - started) * 1000, 2)
-    return TraceEvent(node=node, engine=used, ms=ms, fallback=fallback, detail=detail, decided=decided or {})
+    return TraceEvent(node=node, engine=used, fallback=fallback, detail=detail, decided=decided or {})
+
+
+def timed(node: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """A node that reports how long it ran: the trace events it returns get its milliseconds, and an
+    answer it returns the run's timings with them (with_trace). LangGraph reads the node's own
+    signature through `functools.wraps` (whether it takes the runtime)."""
+
+    @functools.wraps(node)
+    async def run(state: Mapping[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        started = time.perf_counter()
+        update = await node(state, *args, **kwargs)
+        ms = round((time.perf_counter() - started) * 1000, 2)
+        events = [e.model_copy(update={"ms": ms}) for e in update.get("trace", [])]
+        if not events:
+            return update
+        update = {**update, "trace": events}
+        if isinstance(update.get("answer"), Answer):
+            update["answer"] = with_trace(update["answer"], [*state.get("trace", []), *events])
+        return update
+
+    return run
 
 
 def short(text: str, limit: int = 100) -> str:

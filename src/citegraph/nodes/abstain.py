@@ -3,12 +3,10 @@ list what was searched, so the user can judge whether to look elsewhere or ask d
 
 from __future__ import annotations
 
-import time
-
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
-from citegraph.nodes import reply, trace, with_trace
+from citegraph.nodes import reply, timed, trace, with_trace
 from citegraph.prompts import ABSTAIN
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Answer, Contradiction
@@ -82,8 +80,8 @@ def conflicts_shown(state: State, ctx: Context) -> list[Contradiction]:
     )
 
 
+@timed
 async def abstain(state: State, runtime: Runtime[Context]) -> dict:
-    started = time.perf_counter()
     why = reason(state, runtime.context)
     answer = Answer(
         question=state["question"],
@@ -104,6 +102,6 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         warnings=state.get("warnings", []),
         engine=state.get("engine", "extractive"),
     )
-    event = trace("abstain", "extractive", started, None, why[:120])
+    event = trace("abstain", "extractive", None, why[:120])
     answer = with_trace(answer, [*state.get("trace", []), event])
     return {"answer": answer, "trace": [event], **reply(state, answer)}

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
-from citegraph.nodes import trace
+from citegraph.nodes import timed, trace
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Contradiction, Evidence, Fact, Severity
 from citegraph.state import State
@@ -276,9 +275,9 @@ def losers(contradictions: list[Contradiction]) -> set[str]:
     return out
 
 
+@timed
 async def detect_contradictions(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
-    started = time.perf_counter()
     facts = state.get("facts", [])
     rounds, max_rounds = state.get("reconcile_rounds", 0), state.get("max_reconcile_rounds", ctx.max_reconcile_rounds)
     # In a worker thread: opening the store and reading a document's passages block (SQLite).
@@ -290,7 +289,6 @@ async def detect_contradictions(state: State, runtime: Runtime[Context]) -> dict
             trace(
                 "contradictions",
                 "extractive",
-                started,
                 None,
                 f"{len(found)} found, {open_} open",
                 {

@@ -16,14 +16,13 @@ its own is dropped.
 from __future__ import annotations
 
 import re
-import time
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from citegraph.context import Context
 from citegraph.llm import structured_call
-from citegraph.nodes import trace
+from citegraph.nodes import timed, trace
 from citegraph.prompts import DECOMPOSE
 from citegraph.schemas import QueryClass, SubQuery
 from citegraph.state import State
@@ -115,9 +114,9 @@ class Decomposition(BaseModel):
     sub_queries: list[str] = Field(description="Short search queries, each probing a distinct facet")
 
 
+@timed
 async def decompose_question(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
-    started = time.perf_counter()
     question, qclass = state["question"], state["query_class"]
     limit = max(1, min(ctx.max_sub_queries, 5))
     subs = extractive_sub_queries(question, qclass, limit)
@@ -140,7 +139,6 @@ async def decompose_question(state: State, runtime: Runtime[Context]) -> dict:
             trace(
                 "decompose",
                 state.get("engine", "extractive"),
-                started,
                 fallback,
                 f"{len(subs)} sub-queries",
                 {"sub_queries": [{"text": q.text, "facet": q.facet} for q in subs]},

@@ -15,7 +15,6 @@ import asyncio
 import hashlib
 import math
 import re
-import time
 from collections.abc import Sequence
 from datetime import date
 
@@ -26,7 +25,7 @@ from pydantic import BaseModel, Field
 from citegraph.context import DEFAULT_TIER_WEIGHTS, Context
 from citegraph.embed import get_embedder
 from citegraph.llm import structured_call
-from citegraph.nodes import short, trace
+from citegraph.nodes import short, timed, trace
 from citegraph.prompts import EXTRACT, fence
 from citegraph.reader import get_sentence_scorer, sentence_text
 from citegraph.retrievers.hybrid import shared_retriever
@@ -295,9 +294,9 @@ async def model_claims(
     return whole, None
 
 
+@timed
 async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
-    started = time.perf_counter()
     ev, question = state["evidence"], state["question"]
     retriever = await asyncio.to_thread(shared_retriever, ctx.corpus_dir, ctx.chroma_url)
     idf = retriever.idf(ans.question_terms(question))
@@ -353,7 +352,6 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
             trace(
                 "extract",
                 state["engine"],
-                started,
                 fallback,
                 f"{ev.chunk_id}: {len(facts)} facts",
                 {

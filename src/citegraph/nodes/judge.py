@@ -20,7 +20,6 @@ best supported facts are then read:
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Set
 from typing import Literal
 
@@ -29,7 +28,7 @@ from langgraph.runtime import Runtime
 from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.llm import yes_probability
-from citegraph.nodes import corpus_words, trace
+from citegraph.nodes import corpus_words, timed, trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import JUDGE, fence
 from citegraph.reader import get_reader
@@ -125,9 +124,9 @@ def covered_facts(
     return out, list(dict.fromkeys(gaps))[:1] if not out else []
 
 
+@timed
 async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
-    started = time.perf_counter()
     question = state["question"]
     evidence = state.get("evidence", [])
     words = await asyncio.to_thread(corpus_words, ctx, evidence)
@@ -177,7 +176,6 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
             trace(
                 "judge",
                 engine,
-                started,
                 fallback,
                 detail,
                 {"support": support, "source": source, "supported": [f.id for f in supported], "gaps": gaps},

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -21,7 +20,7 @@ from pydantic import BaseModel, Field
 from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.llm import structured_call
-from citegraph.nodes import corpus_words, trace
+from citegraph.nodes import corpus_words, timed, trace
 from citegraph.prompts import READ, fence
 from citegraph.schemas import Evidence
 from citegraph.state import State
@@ -80,20 +79,20 @@ def uncoverable(ctx: Context, question: str, passages: list[Evidence]) -> str | 
     return None
 
 
+@timed
 async def read_passages(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
-    started = time.perf_counter()
     by_id = {e.chunk_id: e for e in state.get("evidence", [])}
     passages = [by_id[c] for c in state.get("selected", []) if c in by_id]
     if state.get("engine") != "llm" or ctx.llm_picks != "numbers" or not passages:
         # Every node's update carries a trace entry: Studio and streamed updates show each step.
         why = "no passage to read" if not passages else "extract reads each passage"
-        return {"picks": {}, "trace": [trace("read", "none", started, None, why)]}
+        return {"picks": {}, "trace": [trace("read", "none", None, why)]}
     gap = await asyncio.to_thread(uncoverable, ctx, state["question"], passages)
     if gap:
         # The judge will refuse every fact of these passages: no model time is spent on them (half of
         # a realdocs2 sample's questions, 30 s each on the local model). Extract still quotes its own.
-        return {"picks": {e.chunk_id: [] for e in passages}, "trace": [trace("read", "none", started, None, gap)]}
+        return {"picks": {e.chunk_id: [] for e in passages}, "trace": [trace("read", "none", None, gap)]}
     shown, sizes = numbered_passages(state["question"], passages)
     prompt = READ.format(question=state["question"], max_facts=ctx.facts_per_passage, passages=shown)
     got, fallback = await structured_call(ctx, Picks, prompt, state.get("deadline"))
@@ -101,4 +100,4 @@ async def read_passages(state: State, runtime: Runtime[Context]) -> dict:
     picks = parse_picks(got.sentences, ids, sizes, ctx.facts_per_passage) if got is not None else {}
     n = sum(len(v) for v in picks.values())
     detail = f"{n} sentences picked from {len(passages)} passages" if got is not None else "no picks"
-    return {"picks": picks, "trace": [trace("read", "llm", started, fallback, detail, {"picks": picks})]}
+    return {"picks": picks, "trace": [trace("read", "llm", fallback, detail, {"picks": picks})]}

@@ -5,12 +5,10 @@ them. The round counter lives in state (`reconcile_rounds`, visible in Studio); 
 
 from __future__ import annotations
 
-import time
-
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
-from citegraph.nodes import trace
+from citegraph.nodes import timed, trace
 from citegraph.schemas import SubQuery
 from citegraph.state import State
 
@@ -40,8 +38,8 @@ def targeted_queries(state: State) -> list[SubQuery]:
     return out
 
 
+@timed
 async def reconcile_conflicts(state: State, runtime: Runtime[Context]) -> dict:
-    started = time.perf_counter()
     queries = targeted_queries(state)
     rounds = state.get("reconcile_rounds", 0) + 1
     return {
@@ -51,7 +49,6 @@ async def reconcile_conflicts(state: State, runtime: Runtime[Context]) -> dict:
             trace(
                 "reconcile",
                 "extractive",
-                started,
                 None,
                 f"round {rounds}: {len(queries)} targeted queries",
                 {"round": rounds, "queries": [q.text for q in queries]},

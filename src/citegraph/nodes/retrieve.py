@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 from collections.abc import Set
 from datetime import date, timedelta
 from pathlib import Path
@@ -22,7 +21,7 @@ from langgraph.types import Send
 
 from citegraph.context import Context
 from citegraph.embed import known_words
-from citegraph.nodes import searches_web, short, trace
+from citegraph.nodes import searches_web, short, timed, trace
 from citegraph.retrievers.hybrid import HybridRetriever, shared_retriever
 from citegraph.schemas import Evidence
 from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
@@ -187,8 +186,8 @@ def _candidates(
     return retriever.search(query, settings=ctx.retrieval(m, weight), as_of=ref).results, ""
 
 
+@timed
 async def retrieve(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
-    started = time.perf_counter()
     ctx = runtime.context
     results, note = await asyncio.to_thread(_search, ctx, state)
     if state["mode"] == "recent" and not searches_web(ctx, "recent"):
@@ -204,7 +203,7 @@ async def retrieve(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
             for e in evidence
         ],
     }
-    return {"evidence": evidence, "trace": [trace("retrieve", "extractive", started, None, detail, decided)]}
+    return {"evidence": evidence, "trace": [trace("retrieve", "extractive", None, detail, decided)]}
 
 
 def _web(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], Gathered]:
@@ -229,11 +228,11 @@ def _web(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], Gathered]:
     return top, got
 
 
+@timed
 async def search_web(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
     """web: recent mode's web half for one sub-query (web/branch.py), its passages pooled with the
     corpus's. A dead or slow provider, or a page that cannot be read, leaves the run to the corpus;
     the trace says why."""
-    started = time.perf_counter()
     results, got = await asyncio.to_thread(_web, runtime.context, state)
     sq = state["sub_query"]
     evidence = [e.model_copy(update={"sub_query": sq.text}) for e in results]
@@ -252,7 +251,7 @@ async def search_web(state: RetrieveTask, runtime: Runtime[Context]) -> dict:
             {"chunk_id": e.chunk_id, "url": e.source, "date": e.date, "text": short(e.text)} for e in evidence
         ],
     }
-    return {"evidence": evidence, "trace": [trace("web", "extractive", started, None, detail, decided)]}
+    return {"evidence": evidence, "trace": [trace("web", "extractive", None, detail, decided)]}
 
 
 def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: set[str]) -> list[str]:
@@ -290,8 +289,8 @@ def pool(evidence: list[Evidence], sub_queries: list[str], top_m: int, already: 
     return chosen + list(dict.fromkeys(e.chunk_id for e in beside))[:RELEASES_READ]
 
 
+@timed
 async def pool_evidence(state: State, runtime: Runtime[Context]) -> dict:
-    started = time.perf_counter()
     ctx = runtime.context
     round_ = state.get("reconcile_rounds", 0)
     queries = [q.text for q in (state["pending_queries"] if round_ > 0 else state["sub_queries"])]
@@ -301,9 +300,7 @@ async def pool_evidence(state: State, runtime: Runtime[Context]) -> dict:
     chosen = pool(state.get("evidence", []), queries, top_m, already)
     return {
         "selected": chosen,
-        "trace": [
-            trace("pool", "extractive", started, None, f"{len(chosen)} new passages to read", {"selected": chosen})
-        ],
+        "trace": [trace("pool", "extractive", None, f"{len(chosen)} new passages to read", {"selected": chosen})],
     }
 
 

@@ -9,7 +9,6 @@ question forced to "direct" without a model is abstained on by the router after 
 from __future__ import annotations
 
 import re
-import time
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -18,7 +17,7 @@ from pydantic import BaseModel, Field
 from citegraph.context import Context
 from citegraph.errors import InputError
 from citegraph.llm import deadline_from_now, engine_name, structured_call
-from citegraph.nodes import trace
+from citegraph.nodes import timed, trace
 from citegraph.prompts import ROUTE
 from citegraph.schemas import Mode, QueryClass
 from citegraph.state import State
@@ -144,9 +143,9 @@ def check_input(state: dict, ctx: Context) -> str:
     return question
 
 
+@timed
 async def route_question(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
-    started = time.perf_counter()
     question = check_input(dict(state), ctx)
     forced = state.get("mode") or "auto"
     engine = engine_name(ctx)
@@ -184,7 +183,6 @@ async def route_question(state: State, runtime: Runtime[Context]) -> dict:
             trace(
                 "route",
                 engine,
-                started,
                 fallback,
                 f"{mode}, {qclass}",
                 {"mode": mode, "query_class": qclass, "domains": domains},

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from citegraph.context import Context
 from citegraph.llm import structured_call, text_call
-from citegraph.nodes import reply, trace, with_trace
+from citegraph.nodes import reply, timed, trace, with_trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import ABSTAIN, DIRECT, PICK, WRITE, fence
 from citegraph.reader import evidence_text, get_support_checker
@@ -450,9 +449,9 @@ class Written(BaseModel):
     sentences: list[Item] = Field(default_factory=list)
 
 
+@timed
 async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
-    started = time.perf_counter()
     question, engine = state["question"], state.get("engine", "extractive")
     base: dict[str, Any] = {
         "question": question,
@@ -476,7 +475,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             cited=False,
             abstain_reason="" if text else f"the model did not answer ({fallback})",
         )
-        event = trace("write", engine, started, fallback, "direct, uncited")
+        event = trace("write", engine, fallback, "direct, uncited")
         answer = with_trace(answer, [*state.get("trace", []), event])
         return {"answer": answer, "trace": [event], **reply(state, answer)}
 
@@ -567,6 +566,6 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             }
         )
     detail = f"{len(sentences)} sentences, {len(refs)} references" + (f"; dropped {len(dropped)}" if dropped else "")
-    event = trace("write", engine, started, fallback, detail, decided)
+    event = trace("write", engine, fallback, detail, decided)
     answer = with_trace(answer, [*state.get("trace", []), event])
     return {"answer": answer, "trace": [event], **reply(state, answer)}
