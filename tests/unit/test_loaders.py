@@ -198,6 +198,8 @@ def test_letter_spacing_inside_names_is_repaired_and_two_words_stay_two():
     assert "systemd-timesyncd.service(8)" in fixed
     assert "the file system in to the table" in fixed and "by a long way" in fixed
     assert "Use -f or --force, and -r, --remove to delete." in fixed  # a short option is no word part
+    for apart in ("A macOS or Linux host", "Type C iPhone", "apt install gcc-multilib binutils"):
+        assert repair_pdf_text(apart, Counter(_WORDS.findall(apart.lower()))) == apart
 
 
 def test_run_together_sentences_get_their_space(tmp_path: Path):

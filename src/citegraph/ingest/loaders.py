@@ -252,8 +252,10 @@ def repair_pdf_text(
       parts is not a word ("serv er" -> "server", "w ork" -> "work"; "by a" stays), or when the document
       writes the joined word whole elsewhere and neither part anywhere else ("ser vice": the word list
       holds such fragments; "file system", "in to", "the command" stay); a capital spaced off a
-      camelCase rest is joined ("P ollIntervalMaxSec"), as are two non-words after a hyphen
-      ("systemd-netw orkd", "--r ecursive"); a short option stays apart from the word after it ("-f or").
+      camelCase rest that starts with no word is joined ("P ollIntervalMaxSec"; "A macOS" stays), and
+      inside a hyphenated name or long option a listed word whose first part the document has nowhere
+      else ("systemd-netw orkd", "--r emove"; "llvm-ar e" stays) or a word the document writes whole
+      from two parts it has nowhere else; a short option stays apart from the word after it ("-f or").
     Everything else is left as extracted."""
     from citegraph.embed import known_words
 
@@ -285,6 +287,21 @@ def repair_pdf_text(
             standalone(w) if len(w) == 1 else (w.lower() in english and vocab[w.lower()] > apart) for w in (left, right)
         )
 
+    def camel_split(left: str, right: str) -> bool:
+        """A capital spaced off a camelCase rest that starts with no word ("P ollIntervalMaxSec"; not
+        "A macOS", "C iPhone", "A fileName")."""
+        rest = _CAMEL_REST.fullmatch(right)
+        head = re.match(r"[a-z]+", right)
+        return bool(
+            rest
+            and len(left) == 1
+            and left.isupper()
+            and left not in "AI"
+            and head
+            and len(head.group(0)) >= 2
+            and not listed(head.group(0))
+        )
+
     def unheard(word: str, other: str, left: bool) -> bool:
         """Neither a listed word nor one the document writes elsewhere ("netw", "orkd")."""
         w = word.lower()
@@ -313,10 +330,15 @@ def repair_pdf_text(
         joined = left + right
         if before.endswith("-") and before != "--":
             # Inside a hyphenated name: a listed word whose first part the document has nowhere else
-            # ("ps-lik e", "top-le vel"; "llvm-ar e" stays), or two parts no list or text has.
+            # ("ps-lik e", "top-le vel"; "llvm-ar e" stays), or a word the document writes whole, from two
+            # parts it has nowhere else.
             alone = vocab[left.lower()] > pairs[(left.lower(), right.lower())]
             join = (listed(joined) and not alone) or (
-                left.islower() and right.islower() and unheard(left, right, True) and unheard(right, left, False)
+                left.islower()
+                and right.islower()
+                and vocab[joined.lower()] > 0
+                and unheard(left, right, True)
+                and unheard(right, left, False)
             )
         else:
             join = (
@@ -329,7 +351,7 @@ def repair_pdf_text(
                     and vocab[joined.lower()] > 0
                     and not any(on_its_own(left, right))
                 )
-                or bool(len(left) == 1 and left.isupper() and _CAMEL_REST.fullmatch(right))
+                or camel_split(left, right)
             )
         if join:
             out.append(text[pos : m.start()] + joined)
