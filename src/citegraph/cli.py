@@ -31,41 +31,31 @@ from citegraph.context import (
     ChunkingSettings,
     RetrievalSettings,
     configure_web,
+    describe,
 )
 from citegraph.errors import InputError
 from citegraph.text.dates import require_date
 
 
 def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
+    """One option per retrieval knob (context.RETRIEVAL_KNOBS), with the knob's description as its help."""
     d = RetrievalSettings()
     g = p.add_argument_group("retrieval")
     g.add_argument("--top", type=int, default=d.top_m, help=f"passages to return (default {d.top_m})")
-    g.add_argument(
-        "--fusion",
-        choices=FUSIONS,
-        default=d.fusion,
-        help=f"how dense and sparse rankings are fused (default {d.fusion})",
-    )
-    g.add_argument("--w-dense", type=float, default=d.w_dense, help=f"dense weight (default {d.w_dense})")
-    g.add_argument("--w-sparse", type=float, default=d.w_sparse, help=f"sparse weight (default {d.w_sparse})")
-    g.add_argument("--rrf-k", type=int, default=d.rrf_k, help=f"RRF constant K (default {d.rrf_k})")
-    g.add_argument("--k-dense", type=int, default=d.k_dense, help="dense candidates before fusion")
-    g.add_argument("--k-sparse", type=int, default=d.k_sparse, help="sparse candidates before fusion")
-    g.add_argument(
-        "--temporal-weight",
-        type=float,
-        default=d.temporal_weight,
-        help=f"w in s' = (1-w)s + w/(1+age/365) (default {d.temporal_weight}; 0 turns it off)",
-    )
-    g.add_argument("--fd-rerank", action="store_true", help="rerank the top 20 by factual density (FD*)")
-    g.add_argument("--no-cutoff", action="store_true", help="keep candidates below the adaptive cutoff")
-    g.add_argument("--cutoff-alpha", type=float, default=d.cutoff_alpha, help="alpha in mu - alpha*sigma")
-    g.add_argument(
-        "--dedup-threshold",
-        type=float,
-        default=d.dedup_threshold,
-        help=f"cosine above which a passage is a near-duplicate (default {d.dedup_threshold})",
-    )
+    for name in RETRIEVAL_KNOBS:
+        default = getattr(d, name)
+        if isinstance(default, bool):
+            # Off by default: --fd-rerank turns it on; on by default: --no-cutoff turns it off.
+            flag, help_ = (f"--{name}", describe(name)) if not default else (f"--no-{name}", f"off: {describe(name)}")
+            g.add_argument(flag.replace("_", "-"), action="store_true", help=help_)
+            continue
+        g.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=type(default),
+            default=default,
+            choices=FUSIONS if name == "fusion" else None,
+            help=f"{describe(name)} (default {default})",
+        )
     g.add_argument("--chroma-url", help="Chroma server URL (default: the corpus's own setting)")
     g.add_argument("--sparse", choices=SPARSE_BACKENDS, help="BM25 backend (default: the corpus's)")
 

@@ -57,21 +57,11 @@ class ChunkingSettings:
         return asdict(self)
 
 
-# The RetrievalSettings fields that Context (so that Studio shows them) and the CLI options repeat
-# under the same names; Context.retrieval() and the CLI build RetrievalSettings from them.
-RETRIEVAL_KNOBS = (
-    "k_dense",
-    "k_sparse",
-    "fusion",
-    "w_dense",
-    "w_sparse",
-    "rrf_k",
-    "temporal_weight",
-    "fd_rerank",
-    "cutoff",
-    "cutoff_alpha",
-    "dedup_threshold",
-)
+def _knob(default: Any, description: str, bounds: tuple[float, float] | None = None) -> Any:
+    """A setting a run may choose: its description is what Studio and the CLI's help show; `bounds` are
+    checked for every run (Context.__post_init__)."""
+    return field(default=default, metadata={"description": description, "bounds": bounds})
+
 
 # Source-tier weights a_source for FD* (the FD* paper leaves them as placeholders to be fitted).
 DEFAULT_TIER_WEIGHTS: dict[str, float] = {
@@ -86,28 +76,28 @@ class RetrievalSettings:
     """The hybrid retriever's knobs. See retrievers/hybrid.py for the order they apply in."""
 
     # Candidate depth of each retriever before fusion.
-    k_dense: int = 50
-    k_sparse: int = 50
+    k_dense: int = _knob(50, "Candidates from the dense retriever before fusion.", (0, 500))
+    k_sparse: int = _knob(50, "Candidates from BM25 before fusion.", (0, 500))
     # Fusion. The seed's weighted RRF (0.9 dense / 0.1 sparse, K = 60) is available as
     # fusion="rrf" with w_dense=0.9, w_sparse=0.1. The default fuses the two scores of every candidate
     # (z-scored over the candidates, equal weights): it beat every RRF weighting and min-max on both
     # squad-dev and hotpotqa (sweep and reasons in docs/BENCHMARKS.md).
-    fusion: FusionMethod = "zscore"
-    w_dense: float = 0.5
-    w_sparse: float = 0.5
-    rrf_k: int = 60
+    fusion: FusionMethod = _knob("zscore", "How dense and BM25 scores are fused: zscore, minmax or rrf.")
+    w_dense: float = _knob(0.5, "Weight of the dense (MiniLM) retriever in fusion.", (0, 1))
+    w_sparse: float = _knob(0.5, "Weight of the BM25 retriever in fusion.", (0, 1))
+    rrf_k: int = _knob(60, "The K of reciprocal-rank fusion.", (1, 1000))
     # Temporal-semantic rerank s' = (1-w)·s + w/(1 + age_days/365).
-    temporal_weight: float = 0.3
+    temporal_weight: float = _knob(0.3, "Weight w of recency in s' = (1-w)s + w/(1+age/365), with --as-of.", (0, 1))
     # Factual-density rerank of the cosine top-N: (1-fd_weight)·cos + fd_weight·FD*_rescaled.
-    fd_rerank: bool = False
+    fd_rerank: bool = _knob(False, "Rerank the top candidates by factual density (FD*).")
     fd_top: int = 20
     fd_weight: float = 0.5
     # Adaptive cutoff tau = max(tau_min, mu - alpha·sigma) over the candidates' final scores.
-    cutoff: bool = True
-    cutoff_alpha: float = 1.0
+    cutoff: bool = _knob(True, "Adaptive score cutoff: drop candidates below mean - alpha x std.")
+    cutoff_alpha: float = _knob(1.0, "The alpha of the adaptive cutoff.", (0, 5))
     cutoff_tau_min: float = 0.0
     # Near-duplicate removal: drop a passage whose cosine to a better-ranked kept one exceeds this.
-    dedup_threshold: float = 0.85
+    dedup_threshold: float = _knob(0.85, "Drop a passage this similar (cosine) to a better one.", (0, 1))
     # How many passages to return.
     top_m: int = 10
     tier_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TIER_WEIGHTS))
@@ -130,6 +120,23 @@ class RetrievalSettings:
         if unknown:
             raise InputError(f"unknown retrieval setting(s): {', '.join(sorted(unknown))}")
         return replace(self, **changes)
+
+
+# The RetrievalSettings a run may choose (those with a description): Context repeats them by name, with
+# their default, description and bounds from here (`_retrieval`), so that Studio shows them; the CLI
+# offers them with the same help. Context.retrieval() and the CLI build RetrievalSettings from them.
+RETRIEVAL_KNOBS = tuple(f.name for f in fields(RetrievalSettings) if "description" in f.metadata)
+
+
+def _retrieval(name: str) -> Any:
+    """A Context field that is the RetrievalSettings knob of this name: same default, description, bounds."""
+    f = RetrievalSettings.__dataclass_fields__[name]
+    return field(default=f.default, metadata=f.metadata)
+
+
+def describe(name: str) -> str:
+    """A retrieval knob's description (the CLI's help)."""
+    return str(RetrievalSettings.__dataclass_fields__[name].metadata["description"])
 
 
 # The values Context accepts for llm_scope and judge; the CLIs offer the same.
@@ -349,11 +356,6 @@ class Deployment:
         return 1 if host in ("localhost", "::1") or host.startswith("127.") else 4
 
 
-def _knob(default: Any, description: str, bounds: tuple[float, float] | None = None) -> Any:
-    """A Context field: its description is what Studio shows; `bounds` are checked for every run."""
-    return field(default=default, metadata={"description": description, "bounds": bounds})
-
-
 @dataclass(kw_only=True)
 class Context:
     """What a caller may choose for one run (LangGraph `context_schema`, Studio's configuration panel).
@@ -401,23 +403,23 @@ class Context:
     )
     judge_passages: int = _knob(2, "Passages the judge reads: those of the best supported facts.", (1, 10))
     max_sub_queries: int = _knob(5, "At most this many sub-queries (Agentic Hybrid RAG: 5).", (1, 5))
-    # Retrieval (see RetrievalSettings for the meaning of each).
-    fusion: FusionMethod = _knob("zscore", "How dense and BM25 scores are fused: zscore, minmax or rrf.")
-    w_dense: float = _knob(0.5, "Weight of the dense (MiniLM) retriever in fusion.", (0, 1))
-    w_sparse: float = _knob(0.5, "Weight of the BM25 retriever in fusion.", (0, 1))
-    rrf_k: int = _knob(60, "The K of reciprocal-rank fusion.", (1, 1000))
-    k_dense: int = _knob(50, "Candidates from the dense retriever before fusion.", (0, 500))
-    k_sparse: int = _knob(50, "Candidates from BM25 before fusion.", (0, 500))
-    temporal_weight: float = _knob(0.3, "Weight w of recency in s' = (1-w)s + w/(1+age/365), with --as-of.", (0, 1))
+    # Retrieval: RetrievalSettings' knobs (their default, description and bounds are defined there).
+    fusion: FusionMethod = _retrieval("fusion")
+    w_dense: float = _retrieval("w_dense")
+    w_sparse: float = _retrieval("w_sparse")
+    rrf_k: int = _retrieval("rrf_k")
+    k_dense: int = _retrieval("k_dense")
+    k_sparse: int = _retrieval("k_sparse")
+    temporal_weight: float = _retrieval("temporal_weight")
     # "recent" mode: a heavier temporal weight and, when enough passages fall in it, a date window.
     temporal_weight_recent: float = _knob(0.6, "The temporal weight in recent mode.", (0, 1))
     recent_window_days: int = _knob(
         730, "Recent mode keeps passages this many days old at most, when enough are.", (1, 36500)
     )
-    fd_rerank: bool = _knob(False, "Rerank the top candidates by factual density (FD*).")
-    cutoff: bool = _knob(True, "Adaptive score cutoff: drop candidates below mean - alpha x std.")
-    cutoff_alpha: float = _knob(1.0, "The alpha of the adaptive cutoff.", (0, 5))
-    dedup_threshold: float = _knob(0.85, "Drop a passage this similar (cosine) to a better one.", (0, 1))
+    fd_rerank: bool = _retrieval("fd_rerank")
+    cutoff: bool = _retrieval("cutoff")
+    cutoff_alpha: float = _retrieval("cutoff_alpha")
+    dedup_threshold: float = _retrieval("dedup_threshold")
     # Passages per sub-query by query class, and the pooled evidence handed to extraction.
     passages_precise: int = _knob(5, "Passages per sub-query for a precise-fact question.", (1, 20))
     passages_broad: int = _knob(8, "Passages per sub-query for a broad-synthesis question.", (1, 20))
