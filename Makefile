@@ -31,8 +31,8 @@ DEMO_QUESTION ?= How many veterans and military spouses has Joining Forces helpe
 
 # The main job on the embedded default: ingest the bundled State of the Union addresses 2001-2021,
 # then answer a "how many" question with the sentences that state it, cited: the 2015 and 2014 addresses
-# count different things (700,000 helped into jobs, 400,000 hired or trained), so both are quoted, no
-# value leads (their scores are within 0.05) and no conflict is claimed between them.
+# count different things (700,000 helped into jobs, 400,000 hired or trained): both are quoted side by
+# side, neither leads the answer, and no conflict is claimed between them.
 demo: setup
 	$(BIN)/citegraph ingest examples/sotu --corpus $(DEMO_CORPUS)
 	$(BIN)/citegraph ask "$(DEMO_QUESTION)" --corpus $(DEMO_CORPUS)
