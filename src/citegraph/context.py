@@ -356,6 +356,10 @@ class Deployment:
         return 1 if host in ("localhost", "::1") or host.startswith("127.") else 4
 
 
+# A query class's budgets are the Context fields with this suffix (passages_precise, sentences_broad, …).
+_CLASS_SUFFIX: dict[str, str] = {"precise_fact": "precise", "broad_synthesis": "broad", "reasoning": "reasoning"}
+
+
 @dataclass(kw_only=True)
 class Context:
     """What a caller may choose for one run (LangGraph `context_schema`, Studio's configuration panel).
@@ -529,20 +533,12 @@ class Context:
         return JUDGE_THRESHOLDS.get(source, JUDGE_THRESHOLDS[self.judge])
 
     def passages(self, qclass: QueryClass) -> int:
-        """Passages per sub-query for a question of this class."""
-        return {
-            "precise_fact": self.passages_precise,
-            "broad_synthesis": self.passages_broad,
-            "reasoning": self.passages_reasoning,
-        }[qclass]
+        """Passages per sub-query for a question of this class (passages_precise, _broad, _reasoning)."""
+        return int(getattr(self, f"passages_{_CLASS_SUFFIX[qclass]}"))
 
     def sentences(self, qclass: QueryClass) -> int:
-        """At most this many answer sentences for a question of this class."""
-        return {
-            "precise_fact": self.sentences_precise,
-            "broad_synthesis": self.sentences_broad,
-            "reasoning": self.sentences_reasoning,
-        }[qclass]
+        """At most this many answer sentences for a question of this class (sentences_precise, …)."""
+        return int(getattr(self, f"sentences_{_CLASS_SUFFIX[qclass]}"))
 
     @property
     def corpus_dir(self) -> str:

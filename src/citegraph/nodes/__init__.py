@@ -34,7 +34,8 @@ def trace(
 
 def timed(node: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[dict[str, Any]]]:
     """A node that reports how long it ran: the trace events it returns get its milliseconds, and an
-    answer it returns the run's timings with them (with_trace). LangGraph reads the node's own
+    answer it returns the run's timings, fallbacks and engine with them (with_trace: the node itself
+    leaves that to this). LangGraph reads the node's own
     signature through `functools.wraps` (whether it takes the runtime)."""
 
     @functools.wraps(node)

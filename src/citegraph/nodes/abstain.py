@@ -6,7 +6,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from citegraph.context import Context
-from citegraph.nodes import reply, timed, trace, with_trace
+from citegraph.nodes import reply, timed, trace
 from citegraph.prompts import ABSTAIN
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Answer, Contradiction
@@ -103,5 +103,4 @@ async def abstain(state: State, runtime: Runtime[Context]) -> dict:
         engine=state.get("engine", "extractive"),
     )
     event = trace("abstain", "extractive", None, why[:120])
-    answer = with_trace(answer, [*state.get("trace", []), event])
     return {"answer": answer, "trace": [event], **reply(state, answer)}

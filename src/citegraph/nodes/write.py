@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from citegraph.context import Context
 from citegraph.llm import structured_call, text_call
-from citegraph.nodes import reply, timed, trace, with_trace
+from citegraph.nodes import reply, timed, trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import ABSTAIN, DIRECT, PICK, WRITE, fence
 from citegraph.reader import evidence_text, get_support_checker
@@ -476,7 +476,6 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             abstain_reason="" if text else f"the model did not answer ({fallback})",
         )
         event = trace("write", engine, fallback, "direct, uncited")
-        answer = with_trace(answer, [*state.get("trace", []), event])
         return {"answer": answer, "trace": [event], **reply(state, answer)}
 
     facts, contradictions = state.get("facts", []), state.get("contradictions", [])
@@ -567,5 +566,4 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
         )
     detail = f"{len(sentences)} sentences, {len(refs)} references" + (f"; dropped {len(dropped)}" if dropped else "")
     event = trace("write", engine, fallback, detail, decided)
-    answer = with_trace(answer, [*state.get("trace", []), event])
     return {"answer": answer, "trace": [event], **reply(state, answer)}
