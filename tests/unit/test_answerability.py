@@ -213,6 +213,18 @@ def test_a_hyphenated_compound_of_plain_words_is_no_name():
     assert ans.key_terms("Which exit status does apt-get return?", english, {"apt-get"}) == ["apt-get"]
 
 
+def test_a_word_known_only_by_its_parts_is_a_name_when_a_file_is_named_for_it():
+    english = known_words()
+    q = "What is the minimum Python version that the itsdangerous package declares it needs?"
+    # "its" + "dangerous": two dictionary words, so alone it is read as plain words...
+    assert ans.key_terms(q, english) == ["Python"]
+    # ...but over a corpus holding itsdangerous-2.2.0.METADATA.txt it names what is asked about, and a
+    # packaging policy that never mentions it cannot answer.
+    assert ans.key_terms(q, english, {"itsdangerous"}) == ["Python", "itsdangerous"]
+    # A word of the dictionary itself stays a word, whatever a file is named ("split.1.pdf").
+    assert ans.key_terms("How many lines does split put in each piece?", english, {"split"}) == []
+
+
 def test_a_why_question_is_answered_by_a_sentence_that_gives_a_reason():
     q = "Why does shred leave the file in place unless I ask it to remove it?"
     because = claims("The default is not to remove the files because it is common to operate on device files.")[0]
@@ -248,6 +260,11 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     ):
         assert ans.asks_requirement(q), q
         assert [s.facet for s in extractive_sub_queries(q, "precise_fact", 5)][-1] == "requires"
+    # Given what the question names, the requirement is looked for by those names and the metadata's
+    # word alone: the question's other words ("minimum", "declares", "package") match a packaging policy.
+    q = "What is the minimum Python version that the itsdangerous package declares it needs?"
+    sub = extractive_sub_queries(q, "precise_fact", 5, ["Python", "itsdangerous"])[-1]
+    assert (sub.facet, sub.text) == ("requires", "Python itsdangerous requires")
     # Already asked in the metadata's own word, or not about versions: nothing added.
     assert not ans.asks_requirement("What is the Requires-Python constraint of pluggy 1.5.0?")
     assert not ans.asks_requirement("Which option does tar need to read a compressed archive?")

@@ -6,7 +6,7 @@ from citegraph.nodes.contradictions import detect, losers
 from citegraph.nodes.decompose import extractive_sub_queries, sanitize
 from citegraph.nodes.retrieve import pool
 from citegraph.nodes.write import extractive_plan, model_lead, validate
-from citegraph.schemas import Evidence, Fact
+from citegraph.schemas import Contradiction, Evidence, Fact
 from citegraph.text.conflicts import bearing, compare
 
 
@@ -479,6 +479,42 @@ def test_a_value_leads_only_when_no_quoted_fact_nearly_as_good_gives_another():
     # Clearly ahead, the value leads.
     clear = fb.model_copy(update={"answer_p": 0.2})
     assert extractive_plan([fa, clear], [fa, clear], [], question)[0] == ("256", ["a"])
+
+
+def test_a_disagreement_between_two_facts_that_could_answer_is_stated_even_when_others_are_quoted():
+    """realdocs2: "Which versions of Werkzeug does Flask depend on?" quoted two changelog lines (scored
+    higher) while the two METADATA files' Requires-Dist lines, both covering the question, disagreed;
+    the conflict was listed beside the answer and its text never said so."""
+    question = "Which versions of Werkzeug does Flask depend on?"
+    log = "This bumps the Werkzeug dependency to >= 0.15."
+    old, new = "Requires-Dist: Werkzeug (<2.0,>=0.15)", "Requires-Dist: Werkzeug>=3.0.0"
+
+    def fact(i: str, text: str, doc: str, title: str) -> Fact:
+        return Fact(id=i, text=text, doc_id=doc, chunk_id=f"{doc}:1:0", span=(0, len(text)), title=title)
+
+    fl = fact("l", log, "changes", "Flask changes")
+    fo = fact("o", old, "old", "Flask-1.1.4.METADATA")
+    fn = fact("n", new, "new", "flask-3.0.3.METADATA")
+    c = Contradiction(
+        id="c",
+        facts=("o", "n"),
+        kind="version",
+        severity="major",
+        point="flask: Requires-Dist: Werkzeug",
+        values=("<2.0,>=0.15", ">=3.0.0"),
+    )
+    plan = extractive_plan([fl], [fl, fo, fn], [c], question, supported={"l", "o", "n"})
+    assert plan[0] == (log, ["l"])  # ">= 0.15" does not lead: the sources give other values
+    assert plan[-1][1] == ["o", "n"] and "<2.0,>=0.15" in plan[-1][0] and ">=3.0.0" in plan[-1][0]
+    # A disagreement between facts the judge did not find to answer (not covering the question, or not
+    # bearing on it) is no part of the answer.
+    assert extractive_plan([fl], [fl, fo, fn], [c], question, supported={"l", "o"}) == [
+        (">= 0.15", ["l"]),
+        (log, ["l"]),
+    ]
+    # Settled, the loser is not quoted and nothing is stated.
+    settled = c.model_copy(update={"resolved": True, "winner": "n"})
+    assert len(extractive_plan([fl], [fl, fo, fn], [settled], question, supported={"l", "o", "n"})) == 2
 
 
 def test_lines_both_documents_state_and_a_rewording_between_releases_are_no_conflicts():

@@ -1,7 +1,16 @@
 """Which documents are releases of one another (text/releases.py), on file names from the real-documents
 benchmarks."""
 
-from citegraph.text.releases import releases, series
+from citegraph.text.releases import document_name, releases, series
+
+
+def test_a_file_is_named_for_its_name_before_the_first_dot_less_its_version():
+    assert document_name("itsdangerous-2.2.0.METADATA.txt") == "itsdangerous"
+    assert document_name("nice.1.pdf") == "nice"
+    assert document_name("python-dateutil-2.9.0.post0.NEWS") == "python-dateutil"
+    assert document_name("tune2fs.8.pdf") == "tune2fs"  # a digit inside the name stays
+    assert document_name("Markdown-3.6.METADATA.txt") == "markdown"
+    assert document_name("manual-v2.3.pdf") == "manual"
 
 
 def test_a_release_is_a_file_name_with_a_dotted_version():

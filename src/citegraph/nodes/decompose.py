@@ -15,18 +15,20 @@ its own is dropped.
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from citegraph.context import Context
+from citegraph.embed import known_words
 from citegraph.llm import structured_call
-from citegraph.nodes import timed, trace
+from citegraph.nodes import corpus_words, timed, trace
 from citegraph.prompts import DECOMPOSE
 from citegraph.schemas import QueryClass, SubQuery
 from citegraph.state import State
-from citegraph.text.answerability import asks_default, asks_requirement
+from citegraph.text.answerability import asks_default, asks_requirement, key_terms
 from citegraph.text.claims import extract_entities
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
 
@@ -71,7 +73,10 @@ def _keywords(question: str, exclude: list[str]) -> str:
     return " ".join(words)
 
 
-def extractive_sub_queries(question: str, qclass: QueryClass, limit: int) -> list[SubQuery]:
+def extractive_sub_queries(
+    question: str, qclass: QueryClass, limit: int, names: list[str] | None = None
+) -> list[SubQuery]:
+    """`names`: the question's key terms (answerability.key_terms), given when it asks a requirement."""
     out = [SubQuery(text=question.strip(), facet="question")]
     entities = list(dict.fromkeys(extract_entities(question)))
     if len(entities) >= 2:
@@ -89,8 +94,11 @@ def extractive_sub_queries(question: str, qclass: QueryClass, limit: int) -> lis
         # "If I don't pass a size…" is answered by "default size is 1000 lines": search for that word too.
         out.append(SubQuery(text=f"{topic} default", facet="default"))
     if asks_requirement(question):
-        # "Which Python versions does Jinja2 support?" is answered by "Requires-Python: >=3.7".
-        out.append(SubQuery(text=f"{topic} requires", facet="requires"))
+        # "Which Python versions does Jinja2 support?" is answered by "Requires-Python: >=3.7": search
+        # for what is named and that word. With the question's other words ("minimum", "declares",
+        # "needs", "package") a packaging policy that names no package outranked the METADATA line.
+        subject = " ".join(names) if names else topic
+        out.append(SubQuery(text=f"{subject} requires", facet="requires"))
     return dedupe(out, question, limit)
 
 
@@ -110,6 +118,12 @@ def dedupe(subs: list[SubQuery], question: str, limit: int) -> list[SubQuery]:
     return out[:limit]
 
 
+def requirement_names(ctx: Context, question: str) -> list[str]:
+    """The question's key terms, the corpus's names among them ("itsdangerous"). Opens the corpus:
+    call it off the event loop."""
+    return key_terms(question, known_words(), corpus_words(ctx, []).name_words())
+
+
 class Decomposition(BaseModel):
     sub_queries: list[str] = Field(description="Short search queries, each probing a distinct facet")
 
@@ -119,7 +133,8 @@ async def decompose_question(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     question, qclass = state["question"], state["query_class"]
     limit = max(1, min(ctx.max_sub_queries, 5))
-    subs = extractive_sub_queries(question, qclass, limit)
+    names = await asyncio.to_thread(requirement_names, ctx, question) if asks_requirement(question) else None
+    subs = extractive_sub_queries(question, qclass, limit, names)
     fallback = None
     if state.get("engine") == "llm":
         written = state.get("model_sub_queries")

@@ -152,7 +152,7 @@ def _ranked(
     """A sub-query's passages from one corpus (the user's, or the web's kept to `doc_ids`): the
     candidates, answer-first within the class's budget, and a document's latest release beside them."""
     results, note = _candidates(ctx, task, retriever, doc_ids)
-    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).compounds() | retriever.compounds()
+    written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).name_words() | retriever.name_words()
     top = answer_first(task["question"], results, ctx.passages(task["query_class"]), written)
     return top + latest_release(retriever, task["question"], top), note
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,12 +161,14 @@ def extractive_plan(
     contradictions: list[Contradiction],
     question: str = "",
     lead: tuple[str, Fact] | None = None,
+    supported: Set[str] = frozenset(),
 ) -> list[tuple[str, list[str]]]:
     """(sentence without markers, fact ids it cites) for each sentence of the answer: the asked value
     first when there is one (`lead`, else answerability's rules), then the quoted facts, then the
-    conflicts still open."""
+    conflicts still open (stated_conflicts)."""
     by_id = {f.id: f for f in facts}
     plan = [(f.text.strip(), [f.id]) for f in chosen]
+    open_ = stated_conflicts(contradictions, {f.id for f in chosen}, supported)
     if chosen and question:
         top = chosen[0]
         heading = by_id.get(top.under) if top.under else None
@@ -176,14 +178,13 @@ def extractive_plan(
             value = None
         if lead is not None:
             value, source = lead
+        if value and any(value not in c.values for c in open_):
+            value = None  # the sources disagree on what is asked: no one value leads
         if value:
             plan.insert(0, (value, [source.id]))
         if heading is not None:
             plan.insert(1 if value else 0, (heading.text.strip(), [heading.id]))
-    used = {f.id for f in chosen}
-    for c in contradictions:
-        if c.resolved or not (set(c.facts) & used):
-            continue
+    for c in open_:
         a, b = (by_id.get(i) for i in c.facts)
         if a and b:
             plan.append(
@@ -194,6 +195,21 @@ def extractive_plan(
                 )
             )
     return plan
+
+
+# At most this many disagreements are stated that no quoted fact takes a side in.
+MORE_CONFLICTS = 2
+
+
+def stated_conflicts(contradictions: list[Contradiction], used: Set[str], supported: Set[str]) -> list[Contradiction]:
+    """The open conflicts an answer states: those a quoted fact takes a side in, then those between two
+    facts that could each answer the question (`supported`: the judge's): a disagreement on what is
+    asked is the answer even when other sentences scored higher ("Which versions of Werkzeug does Flask
+    depend on?": two METADATA files' Requires-Dist lines disagree, and changelog lines were quoted)."""
+    open_ = [c for c in contradictions if not c.resolved]
+    taken = [c for c in open_ if set(c.facts) & used]
+    more = [c for c in open_ if c not in taken and set(c.facts) <= supported]
+    return taken + more[:MORE_CONFLICTS]
 
 
 def source_name(f: Fact) -> str:
@@ -422,6 +438,7 @@ def plan_from_picks(
     contradictions: list[Contradiction],
     question: str,
     limit: int,
+    supported: Set[str] = frozenset(),
 ) -> tuple[list[tuple[str, list[str]]], str | None, dict[str, Any]]:
     """The answer's plan from the facts the model named (quoted as the extractive engine would, led by
     its words when they pass `model_lead`), or no plan and why the answer abstains; plus what was decided
@@ -438,7 +455,7 @@ def plan_from_picks(
         # a topical sentence as the answer ("Tornado" for which extra pulls in tornado; a paraphrase of
         # its own for a "why").
         return [], f"the model's answer {' '.join(picks.answer.split())[:80]!r} {unsaid}", decided
-    return extractive_plan(picked, facts, contradictions, question, lead), None, decided
+    return extractive_plan(picked, facts, contradictions, question, lead, supported), None, decided
 
 
 class Written(BaseModel):
@@ -482,7 +499,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     lost = losers(contradictions)
     limit = ctx.sentences(state["query_class"])
     chosen = choose_facts(facts, state.get("supported", []), lost, limit, question=question)
-    plan = extractive_plan(chosen, facts, contradictions, question)
+    plan = extractive_plan(chosen, facts, contradictions, question, supported=set(state.get("supported", [])))
     from_model, picked_by_model, fallback = False, False, None
     model_sentences: list[dict[str, Any]] = []
     checked: list[Checked] = []
@@ -496,7 +513,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             if got_picks is not None:
                 picked_by_model = True
                 picked_plan, declined, decided = plan_from_picks(
-                    got_picks, numbered, facts, contradictions, question, limit
+                    got_picks, numbered, facts, contradictions, question, limit, set(state.get("supported", []))
                 )
                 plan = picked_plan or plan
     elif engine == "llm" and chosen:

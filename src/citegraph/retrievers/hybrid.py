@@ -41,7 +41,7 @@ from citegraph.retrievers.sparse import lucene_idf, top_k
 from citegraph.schemas import Evidence, SearchResult
 from citegraph.store.corpus import Corpus
 from citegraph.text.dates import date_to_int
-from citegraph.text.releases import releases
+from citegraph.text.releases import document_name, releases
 from citegraph.text.tokens import Vocabulary, tokenize
 
 Mode = Literal["hybrid", "dense", "sparse"]
@@ -95,7 +95,7 @@ class HybridRetriever:
         self._docs = {d["doc_id"]: d for d in corpus.ledger.documents()}
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-embed")
         self._vocabulary: Vocabulary | None = None  # built on first need (answerability checks)
-        self._compounds: frozenset[str] | None = None  # likewise
+        self._names: frozenset[str] | None = None  # likewise
         self._releases = releases({d: info["path"] for d, info in self._docs.items()})
         self._positions: dict[str, list[int]] | None = None  # doc id -> its passages' rows, on first need
 
@@ -142,16 +142,19 @@ class HybridRetriever:
             self._vocabulary = Vocabulary(self.index.sparse.vocabulary())
         return {t for t in absent if self._vocabulary is None or not self._vocabulary.has(t, typos=True)}
 
-    def compounds(self) -> frozenset[str]:
-        """The hyphenated words the corpus writes ("apt-get", "run-parts"), lowercased: a question's
-        compound of plain words names something only if the documents write it so. Built once, on
-        first need (a scan of the passage texts)."""
-        if self._compounds is None:
+    def name_words(self) -> frozenset[str]:
+        """The words the corpus writes as names, lowercased: its hyphenated words ("apt-get",
+        "run-parts": a question's compound of plain words names something only if the documents write
+        it so) and what its files are named for ("itsdangerous" of itsdangerous-2.2.0.METADATA.txt).
+        Built once, on first need (a scan of the passage texts)."""
+        if self._names is None:
             found: set[str] = set()
             for text in self.corpus.ledger.live_texts():
                 found.update(m.lower() for m in _COMPOUND.findall(text))
-            self._compounds = frozenset(found)
-        return self._compounds
+            paths = (info["path"] or "" for info in self._docs.values())
+            found.update(document_name(Path(p).name) for p in paths if p and "://" not in p)
+            self._names = frozenset(w for w in found if len(w) >= 3)
+        return self._names
 
     def releases(self, doc_id: str) -> list[str]:
         """The other releases of a document (text/releases.py), nearest version first."""

@@ -426,8 +426,10 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
     (capitalised words, acronyms, CamelCase), code (options, identifiers, paths, error codes),
     quoted phrases, numbers, and words no dictionary knows (program names such as "gzip" or "zstd";
     `english` is the word list, embed.known_words). Plain words are left to relevance: a passage may
-    say "wore" for "wear". A hyphenated compound of plain words is a name when the corpus writes it
-    (`written`, lowercased: "apt-get"), else words ("resource-usage")."""
+    say "wore" for "wear". `written` are the words the corpus writes as names (lowercased): a
+    hyphenated compound of plain words is a name when the corpus writes it ("apt-get"), else words
+    ("resource-usage"); so is a word the list knows only by its parts when a file is named for it
+    ("itsdangerous")."""
     terms: list[str] = []
     terms += [m.group(1) or m.group(2) for m in _QUOTED.finditer(question)]
     openers = {m.group(1) for m in re.finditer(r"(?:^|[.?!:]\s+)\W*(\w+)", question)}
@@ -459,6 +461,10 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
             terms.append(w)
         elif english and not _known(low, english):
             terms += [w] if low in written else _unknown_parts(w, english)
+        elif english and low in written and low not in english:
+            # Known only by its parts ("its" + "dangerous", "val" + "grind", "cert" + "ifi") and the
+            # name of a file of the corpus: a name (itsdangerous, valgrind, certifi), not two words.
+            terms.append(w)
     # A short acronym ("US", "TCP") is often spelled out where it is meant ("United States"): not a
     # term a passage must hold letter for letter.
     terms = [t for t in terms if not re.fullmatch(r"[A-Z]{2,3}s?", t)]
@@ -565,7 +571,7 @@ class _Seen:
 class CorpusWords(Protocol):
     """What coverage reads of a corpus (retrievers.hybrid.HybridRetriever has both)."""
 
-    def compounds(self) -> frozenset[str]: ...
+    def name_words(self) -> frozenset[str]: ...
     def unseen(self, tokens: list[str]) -> set[str]: ...
 
 
@@ -576,8 +582,8 @@ class PooledWords:
     def __init__(self, corpora: Sequence[CorpusWords]):
         self.corpora = list(corpora)
 
-    def compounds(self) -> frozenset[str]:
-        return frozenset().union(*(c.compounds() for c in self.corpora))
+    def name_words(self) -> frozenset[str]:
+        return frozenset().union(*(c.name_words() for c in self.corpora))
 
     def unseen(self, tokens: list[str]) -> set[str]:
         return set.intersection(*(set(c.unseen(tokens)) for c in self.corpora)) if self.corpora else set(tokens)
@@ -587,7 +593,7 @@ def corpus_words(question: str, english: frozenset[str], corpus: CorpusWords) ->
     """(the corpus's hyphenated words, the tokens of the question's key terms no passage contains):
     the arguments of keys_to_cover. The first call on a corpus builds its vocabulary: call it off the
     event loop."""
-    written = corpus.compounds()
+    written = corpus.name_words()
     keys = key_terms(question, english, written)
     return written, corpus.unseen([t for k in keys for t in tokenize(k)])
 

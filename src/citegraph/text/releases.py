@@ -28,6 +28,13 @@ def series(file_name: str) -> str | None:
     return key if key != name else None
 
 
+def document_name(file_name: str) -> str:
+    """What a file is named for, lowercased: its name before the first dot, less a trailing version
+    ("itsdangerous" of "itsdangerous-2.2.0.METADATA.txt", "nice" of "nice.1.pdf", "python-dateutil" of
+    "python-dateutil-2.9.0.post0.NEWS")."""
+    return re.sub(r"[-_]v?\d\w*$", "", file_name.lower().split(".")[0])
+
+
 def _version(file_name: str) -> tuple[int, ...]:
     m = _VERSION.search(file_name.lower())
     return tuple(int(x) for x in re.findall(r"\d+", m.group(0))[:4]) if m else ()
