@@ -143,3 +143,38 @@ def test_eval_documents_scores_a_benchmark_over_these_files(mixed_files: Path, m
     assert first["n"] == 2 and first["sample"] == {"limit": 2, "seed": 1}
     drawn = sorted(random.Random(1).sample(range(3), 2))  # the draw of the other evals' --limit
     assert [x["qid"] for x in rows] == [records[i]["_id"] for i in drawn]
+
+
+# A packaging policy that names no package, worded like the question, beside one package's METADATA
+# whose requirement sits below its classifiers (realdocs2: the Debian Python policy and itsdangerous).
+POLICY = (
+    "# Packaging policy\n\nEvery package must declare the minimum Python version it needs, and in this "
+    "distribution that minimum must be Python 3.10 or later. A package that installs modules declares a "
+    "dependency on the minimum version of Python it supports; packages that still need Python 2.7 are removed.\n"
+)
+ITSDANGEROUS = (
+    "Metadata-Version: 2.1\nName: itsdangerous\nVersion: 2.2.0\n"
+    "Summary: Safely pass data to untrusted environments and back.\n"
+    + "".join(f"Classifier: Programming Language :: Python :: 3.{i}\n" for i in range(8, 13))
+    + "Requires-Python: >=3.8\n"
+)
+
+
+@pytest.fixture(scope="module")
+def policy(tmp_path_factory, embedder) -> Path:
+    folder = tmp_path_factory.mktemp("policy")
+    (folder / "python-policy.md").write_text(POLICY)
+    (folder / "itsdangerous-2.2.0.METADATA.txt").write_text(ITSDANGEROUS)
+    corpus = tmp_path_factory.mktemp("corpus") / "p"
+    ingest([folder], corpus, embedder=embedder)
+    return corpus
+
+
+def test_a_package_named_by_its_file_is_what_the_question_asks_about(policy: Path):
+    """ "itsdangerous" is "its" and "dangerous" to a dictionary; a file of the corpus is named for it, so
+    the policy, which never names it, cannot answer, and the requirement is found by its field."""
+    a = ask("What is the minimum Python version that the itsdangerous package declares it needs?", corpus=str(policy))
+    assert not a.abstained and a.sentences[0].text == ">=3.8 [1]."
+    assert [r.quote for r in a.references] == ["Requires-Python: >=3.8"]
+    a = ask("What Python version does itsdangerous 2.2.0 require?", corpus=str(policy))
+    assert not a.abstained and a.references[0].quote == "Requires-Python: >=3.8"

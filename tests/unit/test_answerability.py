@@ -257,6 +257,7 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
         "Which Python versions does Jinja2 say it supports?",
         "What is the oldest Python version PyJWT says it can be installed on?",
         "What is the minimum Python version that the itsdangerous package declares it needs?",
+        "What Python version does attrs 23.2.0 require?",  # in the metadata's own word: searched the same way
     ):
         assert ans.asks_requirement(q), q
         assert [s.facet for s in extractive_sub_queries(q, "precise_fact", 5)][-1] == "requires"
@@ -265,7 +266,7 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     q = "What is the minimum Python version that the itsdangerous package declares it needs?"
     sub = extractive_sub_queries(q, "precise_fact", 5, ["Python", "itsdangerous"])[-1]
     assert (sub.facet, sub.text) == ("requires", "Python itsdangerous requires")
-    # Already asked in the metadata's own word, or not about versions: nothing added.
+    # Not about versions: nothing added.
     assert not ans.asks_requirement("What is the Requires-Python constraint of pluggy 1.5.0?")
     assert not ans.asks_requirement("Which option does tar need to read a compressed archive?")
     assert not ans.asks_requirement("How tall is Mount Etna?")

@@ -22,7 +22,7 @@ from langgraph.types import Send
 from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.nodes import searches_web, short, timed, trace
-from citegraph.retrievers.hybrid import HybridRetriever, shared_retriever
+from citegraph.retrievers.hybrid import HybridRetriever, Mode, shared_retriever
 from citegraph.schemas import Evidence
 from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
 from citegraph.text import answerability as ans
@@ -86,26 +86,35 @@ RELEASES_OF_TOP = 2
 RELEASES_READ = 2  # passages of other releases read beyond the pool's budget
 
 
-def other_releases(ctx: Context, task: RetrieveTask, top: list[Evidence]) -> list[Evidence]:
-    """For each of the top passages, the best-matching passage of each other release of its document,
-    marked `release_of` that passage and ranked just below it."""
+def with_other_releases(ctx: Context, task: RetrieveTask, top: list[Evidence]) -> list[Evidence]:
+    """`top` with, for each of its top passages, the best-matching passage of each other release of its
+    document ranked just below it: marked `release_of` that passage, or, when the sub-query found it
+    lower down itself, moved up (pool reads down each sub-query's list only as far as its budget goes:
+    Flask 1.1.4's "Requires-Dist: Werkzeug (<2.0,>=0.15)" was third for a sub-query that 3.0.3's led,
+    and never read)."""
     retriever = shared_retriever(ctx.corpus_dir, ctx.chroma_url)
     settings = ctx.retrieval(1, 0.0)
-    seen = {e.chunk_id for e in top}
+    place = {e.chunk_id: i for i, e in enumerate(top)}
+    top = list(top)
+    seen = set(place)
     out: list[Evidence] = []
     for e in top[:RELEASES_OF_TOP]:
         line = _line_to_match(task["sub_query"].text, e.text)
         for other in retriever.releases(e.doc_id):
             for hit in retriever.search(line, settings=settings, doc_ids={other}).results[:1]:
-                if hit.chunk_id in seen:
-                    continue
-                seen.add(hit.chunk_id)
                 # Ranked just below its passage and weighed like it: one release's value is as credible
                 # as the other's, so a change between them stays unresolved rather than "settled" by
                 # retrieval rank (the search kept to one document scores its best passage 1.0).
-                scores = {**hit.scores, "final": e.scores.get("final", 0.0) - 1e-6, "answer_bonus": 0.0}
+                final = e.scores.get("final", 0.0) - 1e-6
+                i = place.get(hit.chunk_id)
+                if i is not None and i >= RELEASES_OF_TOP and top[i].scores.get("final", 0.0) < final:
+                    top[i] = top[i].model_copy(update={"scores": {**top[i].scores, "final": final}})
+                if hit.chunk_id in seen:
+                    continue
+                seen.add(hit.chunk_id)
+                scores = {**hit.scores, "final": final, "answer_bonus": 0.0}
                 out.append(hit.model_copy(update={"release_of": e.chunk_id, "scores": scores}))
-    return out
+    return top + out
 
 
 def latest_release(retriever: HybridRetriever, question: str, top: list[Evidence]) -> list[Evidence]:
@@ -161,7 +170,7 @@ def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:
     top, note = _ranked(ctx, task, shared_retriever(ctx.corpus_dir, ctx.chroma_url))
     if task["mode"] == "recent":  # another release is older or newer, not inside the recent window
         return top, note
-    return top + other_releases(ctx, task, top), note
+    return with_other_releases(ctx, task, top), note
 
 
 def _candidates(
@@ -171,19 +180,23 @@ def _candidates(
     ref = as_of_date(ctx, task.get("as_of"))
     m = 3 * ctx.passages(task["query_class"])
     query = task["sub_query"].text
+    # A requirement is a field of package metadata ("Requires-Python: >=3.7" among classifier lines): a
+    # lookup by its words, which the dense encoder reads as a list of noise (attrs 23.2.0's line ranked
+    # first by BM25 and out of the fused top 15).
+    mode: Mode = "sparse" if task["sub_query"].facet == "requires" else "hybrid"
     if task["mode"] == "recent":
         settings = ctx.retrieval(m, ctx.temporal_weight_recent)
         since = ref - timedelta(days=ctx.recent_window_days)
-        recent = retriever.search(query, settings=settings, as_of=ref, since=since, doc_ids=doc_ids)
+        recent = retriever.search(query, settings=settings, mode=mode, as_of=ref, since=since, doc_ids=doc_ids)
         if len(recent.results) >= min(3, m):
             return recent.results, f"recent window: since {since}"
         # Too little inside the window: search everything, still weighing recency heavily.
-        everything = retriever.search(query, settings=settings, as_of=ref, doc_ids=doc_ids)
+        everything = retriever.search(query, settings=settings, mode=mode, as_of=ref, doc_ids=doc_ids)
         return everything.results, "recent window too thin: all dates"
     # A corpus question is about what the documents say, not how new they are: recency weighs in only
     # when the caller gives a reference date.
     weight = None if task.get("as_of") or ctx.as_of else 0.0
-    return retriever.search(query, settings=ctx.retrieval(m, weight), as_of=ref).results, ""
+    return retriever.search(query, settings=ctx.retrieval(m, weight), mode=mode, as_of=ref).results, ""
 
 
 @timed

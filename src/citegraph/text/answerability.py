@@ -233,14 +233,14 @@ _DEFAULT_TERM = tokenize("default")[0]
 # A question about which versions something needs or supports ("Which Python versions does Jinja2
 # support?", "the oldest Python version PyJWT can be installed on") is answered by a requirement, and
 # package metadata states requirements in so many words ("Requires-Python: >=3.7", "Requires-Dist:"):
-# the question's words share nothing with that line but "Python".
+# the question's words share nothing with that line but "Python". Asked in the metadata's own word ("What
+# Python version does attrs 23.2.0 require?"), it is looked for the same way (nodes/decompose.py).
 _VERSIONS_Q = re.compile(r"\bversions?\b", re.IGNORECASE)
 _NEEDS_Q = re.compile(
     r"\b(needs?|needed|supports?|supported|compatible|install(ed|able)?|depends?|dependency|minimum|lowest|"
-    r"at least)\b",
+    r"at least|requires?|required)\b",
     re.IGNORECASE,
 )
-_REQUIRES_TERM = tokenize("requires")[0]
 
 
 def asks_default(question: str) -> bool:
@@ -249,9 +249,8 @@ def asks_default(question: str) -> bool:
 
 
 def asks_requirement(question: str) -> bool:
-    """Whether the question asks which versions something needs or supports, in words other than
-    "require"."""
-    return bool(_VERSIONS_Q.search(question) and _NEEDS_Q.search(question)) and _REQUIRES_TERM not in tokenize(question)
+    """Whether the question asks which versions something needs or supports."""
+    return bool(_VERSIONS_Q.search(question) and _NEEDS_Q.search(question))
 
 
 def question_terms(question: str) -> list[str]:
