@@ -266,12 +266,29 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     q = "What is the minimum Python version that the itsdangerous package declares it needs?"
     sub = extractive_sub_queries(q, "precise_fact", 5, ["Python", "itsdangerous"])[-1]
     assert (sub.facet, sub.text) == ("requires", "Python itsdangerous requires")
+    # The metadata's field states what such a question asks, as "Author:" does for "Who is the author?".
+    assert ans.field_match("Which Python versions does Markdown say it needs?", "Requires-Python: >=3.6")
+    assert ans.field_match("Who is the author of requests?", "Author: Kenneth Reitz")
+    assert not ans.field_match("Which Python versions does Markdown mention?", "Requires-Python: >=3.6")
     # Not about versions: nothing added.
     assert not ans.asks_requirement("What is the Requires-Python constraint of pluggy 1.5.0?")
     assert not ans.asks_requirement("Which option does tar need to read a compressed archive?")
     assert not ans.asks_requirement("How tall is Mount Etna?")
     assert not ans.asks_requirement("How do I install Python packages with pip?")
     assert not ans.asks_requirement("When was the earliest version released?")
+
+
+def test_a_sections_number_is_a_label_not_a_value():
+    """The Debian Python policy's HTML: "in which Debian release was Python 2 supposed to go away?" led
+    with "2.6" from the heading "### 2.6. python-support (removed)"."""
+    q = "According to the Debian Python policy, in which Debian release was Python 2 supposed to go away?"
+    assert ans.answer_values("version", "### 2.6. python-support (removed)", q) == []
+    assert ans.answer_values("number", "3.5.1. Interpreter Name", "How many names?") == []
+    # A release heading is a release: no dot between its number and its text.
+    assert ans.answer_values("version", "## 2.6.0 (2024-01-01)", q) == ["2.6.0"]
+    assert ans.answer_values("version", "### v1.1.35: Feb 16 2022", q) == ["v1.1.35"]
+    # Only the label: the heading's other numbers stay.
+    assert ans.answer_values("number", "2. Completing the move to Python 3", "How many?") == ["3"]
 
 
 def test_a_written_date_is_one_value():

@@ -512,6 +512,9 @@ def test_a_disagreement_between_two_facts_that_could_answer_is_stated_even_when_
         (">= 0.15", ["l"]),
         (log, ["l"]),
     ]
+    # Quoting one side ("Requires-Python: >=3.6" ahead of 3.6's ">=3.8"), the answer leads with neither.
+    plan = extractive_plan([fo], [fl, fo, fn], [c], question, supported={"o", "n"})
+    assert plan[0] == (old, ["o"]) and plan[-1][1] == ["o", "n"]
     # Settled, the loser is not quoted and nothing is stated.
     settled = c.model_copy(update={"resolved": True, "winner": "n"})
     assert len(extractive_plan([fl], [fl, fo, fn], [settled], question, supported={"l", "o", "n"})) == 2

@@ -164,8 +164,8 @@ def extractive_plan(
     supported: Set[str] = frozenset(),
 ) -> list[tuple[str, list[str]]]:
     """(sentence without markers, fact ids it cites) for each sentence of the answer: the asked value
-    first when there is one (`lead`, else answerability's rules), then the quoted facts, then the
-    conflicts still open (stated_conflicts)."""
+    first when there is one (`lead`, else answerability's rules) and no disagreement is stated, then the
+    quoted facts, then the conflicts still open (stated_conflicts)."""
     by_id = {f.id: f for f in facts}
     plan = [(f.text.strip(), [f.id]) for f in chosen]
     open_ = stated_conflicts(contradictions, {f.id for f in chosen}, supported)
@@ -178,8 +178,8 @@ def extractive_plan(
             value = None
         if lead is not None:
             value, source = lead
-        if value and any(value not in c.values for c in open_):
-            value = None  # the sources disagree on what is asked: no one value leads
+        if value and open_:
+            value = None  # the answer says the sources disagree: no one value leads, the user reads both
         if value:
             plan.insert(0, (value, [source.id]))
         if heading is not None:

@@ -156,11 +156,19 @@ def version_of(question: str) -> str | None:
 _MAN_SECTION = re.compile(r"(?<=\w)\(\d[a-z]*\)")
 
 
+# A section's number at the head of its line ("### 2.6. python-support (removed)", "3.5.1. Interpreter
+# Name") labels it: no count, no release. A release heading has no dot before its text ("## 2.6.0
+# (2024-01-01)", "### v1.1.35: Feb 16 2022").
+_SECTION_LABEL = re.compile(r"^[#\s]*(\d+(?:\.\d+)*)\.\s+(?=[A-Za-z(])", re.MULTILINE)
+
+
 def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
     """The values of the asked kind that `text` holds beyond those the question names, in order."""
     if kind is None or kind in ("yesno", "reason"):
         return []
     q = question.lower()
+    for m in list(_SECTION_LABEL.finditer(text)):  # blanked out: no value is read from it, offsets stay
+        text = text[: m.start(1)] + " " * len(m.group(1)) + text[m.end(1) :]
 
     def new(found: list[str]) -> list[str]:
         return list(dict.fromkeys(v for v in found if v.strip() and v.strip().lower() not in q))
@@ -241,6 +249,7 @@ _NEEDS_Q = re.compile(
     r"at least|requires?|required)\b",
     re.IGNORECASE,
 )
+_REQUIRES_TERM = tokenize("requires")[0]
 
 
 def asks_default(question: str) -> bool:
@@ -659,12 +668,14 @@ _FIELD = re.compile(r"^\W{0,3}([A-Za-z][\w .-]{0,30}):\s+\S")
 
 def field_match(question: str, text: str) -> bool:
     """A "Key: value" line whose key the question asks about ("Author: Kenneth Reitz" for "Who is
-    the author…?"): the line states exactly what is asked."""
+    the author…?"; "Requires-Python: >=3.6" for "Which Python versions does Markdown need?", a
+    requirement asked in other words): the line states exactly what is asked."""
     m = _FIELD.match(text)
     if not m:
         return False
     key = set(tokenize(m.group(1)))
-    return bool(key) and key <= set(tokenize(question))
+    asked = set(tokenize(question)) | ({_REQUIRES_TERM} if asks_requirement(question) else set())
+    return bool(key) and key <= asked
 
 
 def answer_score(relevance: float, answer_p: float | None, typed: bool) -> float:
