@@ -278,6 +278,25 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     assert not ans.asks_requirement("When was the earliest version released?")
 
 
+def test_a_question_about_a_licence_is_answered_by_a_line_that_names_one():
+    """realdocs: "Under what licence is the CA certificate bundle shipped in certifi distributed?" was
+    answered with "This is a bundle of X.509 certificates of public Certificate Authorities (CA)"."""
+    q = "Under what licence is the CA certificate bundle shipped in certifi distributed?"
+    assert ans.answer_type(q) == "licence" and ans.answer_type("Which license does tomli use?") == "licence"
+    assert ans.answer_type("How many licenses are listed?") == "number"
+    topical = "This is a bundle of X.509 certificates of public Certificate Authorities (CA)."
+    assert not ans.has_answer_type("licence", claims(topical)[0], q)
+    assert ans.answer_values("licence", "License: MPL-2.0", q) == ["MPL-2.0"]
+    assert ans.answer_values("licence", "It is released under the Mozilla Public License 2.0.", q) == [
+        "Mozilla Public License 2.0"
+    ]
+    assert ans.answer_values("licence", "Requests is released under the Apache License, Version 2.0.", q) == [
+        "Apache License, Version 2.0"
+    ]
+    assert ans.answer_values("licence", "licensed under GPLv3+", q) == ["GPLv3+"]
+    assert ans.answer_values("licence", "The license text is in LICENSE.", q) == []
+
+
 def test_a_sections_number_is_a_label_not_a_value():
     """The Debian Python policy's HTML: "in which Debian release was Python 2 supposed to go away?" led
     with "2.6" from the heading "### 2.6. python-support (removed)"."""

@@ -22,9 +22,12 @@ from citegraph.text.claims import Claim, extract_entities
 from citegraph.text.dates import find_date, written_dates
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, Vocabulary, tokenize
 
-AnswerType = Literal["number", "date", "version", "code", "person", "place", "organisation", "yesno", "reason"] | None
-# The kinds of value a fact must hold to answer at all: a sentence with no number cannot say "how many".
-VALUE_TYPES = frozenset(["number", "date", "version", "code"])
+AnswerType = (
+    Literal["number", "date", "version", "code", "licence", "person", "place", "organisation", "yesno", "reason"] | None
+)
+# The kinds of value a fact must hold to answer at all: a sentence with no number cannot say "how many",
+# one that names no licence "under which licence" ("This is a bundle of X.509 certificates…" did).
+VALUE_TYPES = frozenset(["number", "date", "version", "code", "licence"])
 # Names: a fact without a new name is only discounted (capitalisation finds most names, not all).
 NAME_TYPES = frozenset(["person", "place", "organisation"])
 
@@ -39,6 +42,7 @@ _VERSION_Q = re.compile(
     r"\bpython versions?\b(?! (numbering|scheme|policy))",
     re.IGNORECASE,
 )
+_LICENCE_Q = re.compile(r"\b(which|what|under)\b[^?]{0,40}\blicen[cs]e[sd]?\b", re.IGNORECASE)
 _CODE_Q = re.compile(
     r"\b(which|what) ([\w-]+ ){0,3}(option|flag|switch|command|subcommand|environment variable|variable|function|"
     r"method|keyword|argument|error code|directive|file ?name|extension|exception|class|module)s?\b",
@@ -94,6 +98,7 @@ def answer_type(question: str) -> AnswerType:
     question = _CONDITION.sub("", question, count=1)
     for kind, pattern in (
         ("reason", _REASON_Q),
+        ("licence", _LICENCE_Q),
         ("version", _VERSION_Q),
         ("code", _CODE_Q),
         ("date", _DATE_Q),
@@ -153,6 +158,18 @@ def version_of(question: str) -> str | None:
     return None
 
 
+# A licence by its name ("Mozilla Public License 2.0", "the Apache License, Version 2.0", "BSD
+# licensed") or its short id ("MPL-2.0", "GPLv3+", "BSD-3-Clause"), and "public domain".
+_LICENCE_NAME = re.compile(
+    r"\b((GNU )?((Lesser|Library|Affero) )?General Public|Mozilla Public|Apache( Software)?|Eclipse Public|"
+    r"Python Software Foundation|Zope Public|Artistic|Boost Software|Creative Commons|MIT|BSD|ISC)"
+    r"[\w ,.-]{0,12}?\blicen[cs]e[sd]?\b(,? version \d[\d.]*)?( \d[\d.]*)?|\bpublic domain\b",
+    re.IGNORECASE,
+)
+_LICENCE_ID = re.compile(
+    r"\b(A|L)?GPL(-?v?\d[\d.]*)?\+?|\b(MPL|EPL|CDDL)(-?\d[\d.]*)?|\bApache-\d[\d.]*|"
+    r"\b(MIT|ISC|BSD(-\d-Clause)?|PSF(-\d[\d.]*)?|CC0(-\d[\d.]*)?|CC-BY[\w.-]*|Unlicense|Zlib)\b"
+)
 _MAN_SECTION = re.compile(r"(?<=\w)\(\d[a-z]*\)")
 
 
@@ -212,6 +229,8 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
             near = re.compile(rf"\b{re.escape(product)}\W{{1,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
             versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()])]
         return new([m.group(0).strip() for m in versions])
+    if kind == "licence":
+        return new([m.group(0).strip(" .,") for m in [*_LICENCE_NAME.finditer(text), *_LICENCE_ID.finditer(text)]])
     if kind == "code":
         code = [m.group(0).strip("`'") for m in _CODE.finditer(text)]
         if _VARIABLE_Q.search(question):
