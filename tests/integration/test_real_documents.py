@@ -134,6 +134,7 @@ def test_eval_documents_scores_a_benchmark_over_these_files(mixed_files: Path, m
     r, rows = run()
     assert (r["n"], r["right"], r["wrong"], r["correct_abstentions"]) == (3, 2, 0, 1)
     assert r["real_disagreements_reported"] == "1/1" and r["conflicts_unlabelled"]
+    assert r["disagreements_stated"] == "1/1"  # both values in the answer's text, not only in its record
     key = rows[1]["conflicts"][0]["key"]
     labels = tmp_path / "labels.jsonl"
     labels.write_text(json.dumps({"key": key, "label": "real"}) + "\n")

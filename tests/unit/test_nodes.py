@@ -202,6 +202,25 @@ def test_contradiction_severity_and_settling():
     assert settled[("f1", "f2")].winner == "f2" and "corroborated" in settled[("f1", "f2")].resolution
 
 
+def test_two_releases_that_state_different_values_are_not_settled_by_weight():
+    """realdocs: urllib3 2.2.1's "Requires-Python: >=3.8" was kept over 1.26.18's ">=2.7, …" by weight
+    (0.93 vs 0.86, "closer to the question"), and the change the question asked about went unsaid."""
+    new = _fact("u1", "Requires-Python: >=3.8", "n:1:0", weight=0.93, title="urllib3-2.2.1.METADATA")
+    old = _fact("u2", "Requires-Python: >=2.7, !=3.5.*", "o:1:0", weight=0.86, title="urllib3-1.26.18.METADATA")
+    passages = [
+        Evidence(
+            chunk_id=f.chunk_id, doc_id=f.doc_id, title=f.title, text=f.text, span=f.span, source=f"/d/{f.title}.txt"
+        )
+        for f in (new, old)
+    ]
+    (con,) = detect([new, old], Context(), rounds=2, max_rounds=2, evidence=passages)
+    assert not con.resolved and "two releases of one document" in con.resolution
+    # Two documents that are not releases of one another are still settled by a clear margin.
+    other = [p.model_copy(update={"source": f"/d/{p.doc_id}.txt"}) for p in passages]
+    (con,) = detect([new, old], Context(), rounds=2, max_rounds=2, evidence=other)
+    assert con.resolved and con.winner == "u1"
+
+
 def test_an_answer_lists_the_conflicts_about_what_the_question_names():
     ctx = Context()
     q = "What is the Requires-Python constraint of pluggy 1.5.0?"

@@ -154,6 +154,7 @@ class DocRow:
     abstain_reason: str
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     conflict_found: bool | None = None  # for kind "conflict": the two documents' disagreement reported
+    conflict_stated: bool | None = None  # for kind "conflict": both its values in the answer's text
     ms: float = 0.0
     node_ms: dict[str, float] = field(default_factory=dict)  # per node, summed over its parallel runs
     fallbacks: list[str] = field(default_factory=list)  # "node: why", each model call that fell back
@@ -207,6 +208,9 @@ def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str
             row.right = any(matches(text, g) for g in q.answers)
     if q.kind == "conflict" and q.conflict:
         row.conflict_found = any(_is_the_disagreement(c, q.conflict, q.docs) for c in conflicts)
+        # What the user reads: the record may list a disagreement the text never mentions.
+        values = q.conflict.get("values") or []
+        row.conflict_stated = bool(values) and all(matches(answer.answer, v) for v in values)
     return row
 
 
@@ -292,6 +296,7 @@ def summarize_documents(rows: list[DocRow], labels: dict[str, str]) -> dict[str,
     out["conflicts_unlabelled"] = sorted(k for k in unique if k not in labels)
     with_conflict = [r for r in rows if r.kind == "conflict"]
     out["real_disagreements_reported"] = f"{sum(bool(r.conflict_found) for r in with_conflict)}/{len(with_conflict)}"
+    out["disagreements_stated"] = f"{sum(bool(r.conflict_stated) for r in with_conflict)}/{len(with_conflict)}"
     by_kind: dict[str, Any] = {}
     for kind in KINDS:
         rs = [r for r in rows if r.kind == kind]

@@ -97,8 +97,11 @@ def better_tier(a: Fact, b: Fact) -> tuple[Fact, Fact] | None:
     return (a, b) if ra > rb else (b, a)
 
 
-def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int, max_rounds: int) -> Contradiction:
-    """Decide a contradiction if the rules allow it now; otherwise leave it open with the reason."""
+def settle(
+    con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int, max_rounds: int, releases: bool = False
+) -> Contradiction:
+    """Decide a contradiction if the rules allow it now; otherwise leave it open with the reason.
+    `releases`: the two facts come from two releases of one document (text/releases.py)."""
 
     def won(w: Fact, loser: Fact, how: str) -> Contradiction:
         return con.model_copy(
@@ -149,6 +152,16 @@ def settle(con: Contradiction, a: Fact, b: Fact, facts: list[Fact], rounds: int,
             newer, older = (a, b) if ad > bd else (b, a)
             when = f"{(newer.trusted_date or '')[:10]} supersedes {(older.trusted_date or '')[:10]}"
             return won(newer, older, f"settled by recency after {rounds} reconcile round(s): {when}")
+        if releases:
+            # Weight says which passage the retrieval matched better, not which release is right: a value
+            # that changed between two releases is the change a user must see ("Requires-Python: >=3.8"
+            # in urllib3 2.2.1, ">=2.7, …" in 1.26.18, "settled" 0.93 to 0.86 as closer to the question).
+            return con.model_copy(
+                update={
+                    "resolution": f"unresolved after {rounds} reconcile round(s): two releases of one document "
+                    "state different values, and neither is dated later"
+                }
+            )
         if margin >= CLEAR_MARGIN:
             return won(
                 heavier,
@@ -255,7 +268,7 @@ def detect(
             id=cid, facts=(a.id, b.id), kind=c.kind, severity=severity(c, a, b, ctx), point=c.point, values=c.values
         )
         said.add((texts, c.point))
-        out.append(settle(con, a, b, facts, rounds, max_rounds))
+        out.append(settle(con, a, b, facts, rounds, max_rounds, _release_pair(ea, eb)))
     return out
 
 
