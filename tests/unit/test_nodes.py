@@ -534,6 +534,22 @@ def test_a_disagreement_between_two_facts_that_could_answer_is_stated_even_when_
     # Quoting one side ("Requires-Python: >=3.6" ahead of 3.6's ">=3.8"), the answer leads with neither.
     plan = extractive_plan([fo], [fl, fo, fn], [c], question, supported={"o", "n"})
     assert plan[0] == (old, ["o"]) and plan[-1][1] == ["o", "n"]
+    # The other side does not answer the question (another release than the one asked about): a side
+    # note, and the quoted value leads.
+    asked = fact("a", "Requires-Python: >=3.9", "two", "demo_pkg-2.0.METADATA")
+    other = fact("b", "Requires-Python: >=3.6", "one", "demo_pkg-1.0.METADATA")
+    v = Contradiction(
+        id="v",
+        facts=("a", "b"),
+        kind="version",
+        severity="major",
+        point="demo-pkg: Requires-Python",
+        values=(">=3.9", ">=3.6"),
+    )
+    q = "What is the Requires-Python constraint of demo-pkg 2.0?"
+    plan = extractive_plan([asked], [asked, other], [v], q, supported={"a"})
+    assert plan[0] == (">=3.9", ["a"]) and plan[-1][1] == ["a", "b"]
+    assert extractive_plan([asked], [asked, other], [v], q, supported={"a", "b"})[0] == (asked.text, ["a"])
     # Settled, the loser is not quoted and nothing is stated.
     settled = c.model_copy(update={"resolved": True, "winner": "n"})
     assert len(extractive_plan([fl], [fl, fo, fn], [settled], question, supported={"l", "o", "n"})) == 2

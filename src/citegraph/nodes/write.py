@@ -164,8 +164,8 @@ def extractive_plan(
     supported: Set[str] = frozenset(),
 ) -> list[tuple[str, list[str]]]:
     """(sentence without markers, fact ids it cites) for each sentence of the answer: the asked value
-    first when there is one (`lead`, else answerability's rules) and no disagreement is stated, then the
-    quoted facts, then the conflicts still open (stated_conflicts)."""
+    first when there is one (`lead`, else answerability's rules) and the sources do not disagree on it,
+    then the quoted facts, then the conflicts still open (stated_conflicts)."""
     by_id = {f.id: f for f in facts}
     plan = [(f.text.strip(), [f.id]) for f in chosen]
     open_ = stated_conflicts(contradictions, {f.id for f in chosen}, supported)
@@ -178,8 +178,11 @@ def extractive_plan(
             value = None
         if lead is not None:
             value, source = lead
-        if value and open_:
-            value = None  # the answer says the sources disagree: no one value leads, the user reads both
+        if value and any(set(c.facts) <= supported for c in open_):
+            # The sources disagree on what is asked (both sides could answer): no one value leads, the
+            # user reads both. A release the question does not ask about ("of demo-pkg 2.0") is only a
+            # side note: the asked release's value still leads.
+            value = None
         if value:
             plan.insert(0, (value, [source.id]))
         if heading is not None:
