@@ -327,3 +327,36 @@ def test_a_search_kept_to_one_document_and_its_other_releases(tmp_path: Path, do
         kept = r.search("Requires-Python: >=2.7", doc_ids={new}).results
         assert kept and {e.doc_id for e in kept} == {new} and "Requires-Python: >=3.8" in kept[0].text
         assert r.search("Mount Etna", doc_ids={new}, mode="sparse").results == []  # no word in common
+
+
+def test_another_release_a_sub_query_found_lower_down_is_moved_up_beside_its_release(
+    tmp_path: Path, doc_folder: Path, embedder
+):
+    """The pool reads down each sub-query's list only as far as its budget: Flask 1.1.4's Requires-Dist
+    line, third in the list 3.0.3's line led, was never read. It now ranks just below its release."""
+    from citegraph.api import make_context
+    from citegraph.nodes.retrieve import RELEASES_OF_TOP, with_other_releases
+    from citegraph.schemas import SubQuery
+
+    (doc_folder / "demo_cli-1.4.0.METADATA.txt").write_text(RELEASE_1)
+    (doc_folder / "demo_cli-2.0.1.METADATA.txt").write_text(RELEASE_2)
+    corpus = tmp_path / "corpus"
+    ingest([doc_folder], corpus, embedder=embedder)
+    with HybridRetriever.open(corpus, embedder=embedder) as r:
+        found = r.search("demo-cli Requires-Python", top_m=20).results
+    new = next(e for e in found if e.title == "demo_cli-2.0.1.METADATA")
+    old = next(e for e in found if e.title == "demo_cli-1.4.0.METADATA")
+    others = [e for e in found if e.doc_id not in (new.doc_id, old.doc_id)][:3]
+
+    def scored(e, final):
+        return e.model_copy(update={"scores": {**e.scores, "final": final}})
+
+    top = [scored(new, 1.0), *(scored(e, 0.9 - i / 10) for i, e in enumerate(others)), scored(old, 0.1)]
+    assert len(top) > RELEASES_OF_TOP + 1
+    sub_query = SubQuery(text="demo-cli requires", facet="requires")
+    task = {"question": "Which Python versions does demo-cli need?", "mode": "corpus",
+            "query_class": "precise_fact", "sub_query": sub_query}  # fmt: skip
+    got = with_other_releases(make_context(corpus_dir=str(corpus)), task, top)
+    ranked = sorted((e for e in got if e.release_of is None), key=lambda e: -e.scores["final"])
+    assert [e.chunk_id for e in ranked[:2]] == [new.chunk_id, old.chunk_id]
+    assert len({e.chunk_id for e in got}) == len(got)  # moved, not copied beside
