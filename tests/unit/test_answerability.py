@@ -266,8 +266,12 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     q = "What is the minimum Python version that the itsdangerous package declares it needs?"
     sub = extractive_sub_queries(q, "precise_fact", 5, ["Python", "itsdangerous"])[-1]
     assert (sub.facet, sub.text) == ("requires", "Python itsdangerous requires")
+    # "Python" alone names no package ("click", a plain word no file is named for): the question's words.
+    q = "Which Python versions does click support?"
+    assert extractive_sub_queries(q, "precise_fact", 5, ["Python"])[-1].text == "Python versions click support requires"
     # The metadata's field states what such a question asks, as "Author:" does for "Who is the author?".
     assert ans.field_match("Which Python versions does Markdown say it needs?", "Requires-Python: >=3.6")
+    assert not ans.field_match("Which Python versions does Markdown say it needs?", "Requires: glibc >= 2.17")
     assert ans.field_match("Who is the author of requests?", "Author: Kenneth Reitz")
     assert not ans.field_match("Which Python versions does Markdown mention?", "Requires-Python: >=3.6")
     # Not about versions: nothing added.
@@ -284,6 +288,12 @@ def test_a_question_about_a_licence_is_answered_by_a_line_that_names_one():
     q = "Under what licence is the CA certificate bundle shipped in certifi distributed?"
     assert ans.answer_type(q) == "licence" and ans.answer_type("Which license does tomli use?") == "licence"
     assert ans.answer_type("How many licenses are listed?") == "number"
+    # A licence key, a licence server, what a licence says: no licence's name asked for.
+    assert ans.answer_type("What license key do I need to activate the server?") != "licence"
+    assert ans.answer_type("What does the license say about redistribution?") != "licence"
+    # A licence the question's own words hold only inside another word is not named by it ("submit").
+    assert ans.answer_values("licence", "License: MIT", "Under what licence can I submit patches?") == ["MIT"]
+    assert ans.answer_values("licence", "MPLS routing is configured per interface.", q) == []
     topical = "This is a bundle of X.509 certificates of public Certificate Authorities (CA)."
     assert not ans.has_answer_type("licence", claims(topical)[0], q)
     assert ans.answer_values("licence", "License: MPL-2.0", q) == ["MPL-2.0"]
@@ -302,12 +312,14 @@ def test_a_sections_number_is_a_label_not_a_value():
     with "2.6" from the heading "### 2.6. python-support (removed)"."""
     q = "According to the Debian Python policy, in which Debian release was Python 2 supposed to go away?"
     assert ans.answer_values("version", "### 2.6. python-support (removed)", q) == []
-    assert ans.answer_values("number", "3.5.1. Interpreter Name", "How many names?") == []
+    assert ans.answer_values("number", "#### 3.5.1. Interpreter Name", "How many names?") == []
     # A release heading is a release: no dot between its number and its text.
     assert ans.answer_values("version", "## 2.6.0 (2024-01-01)", q) == ["2.6.0"]
     assert ans.answer_values("version", "### v1.1.35: Feb 16 2022", q) == ["v1.1.35"]
+    # A number that ends a hard-wrapped line's sentence is no heading.
+    assert ans.answer_values("number", "default size is\n1000. Set it with -l.", "How many lines?") == ["1000"]
     # Only the label: the heading's other numbers stay.
-    assert ans.answer_values("number", "2. Completing the move to Python 3", "How many?") == ["3"]
+    assert ans.answer_values("number", "## 2. Completing the move to Python 3", "How many?") == ["3"]
 
 
 def test_a_written_date_is_one_value():

@@ -97,7 +97,9 @@ def extractive_sub_queries(
         # "Which Python versions does Jinja2 support?" is answered by "Requires-Python: >=3.7": search
         # for what is named and that word. With the question's other words ("minimum", "declares",
         # "needs", "package") a packaging policy that names no package outranked the METADATA line.
-        subject = " ".join(names) if names else topic
+        # One name alone ("Python") is the question's words again: a package named by a plain word that no
+        # file is named for ("click") is still in them.
+        subject = " ".join(names) if names and len(names) > 1 else topic
         out.append(SubQuery(text=f"{subject} requires", facet="requires"))
     return dedupe(out, question, limit)
 
@@ -119,9 +121,14 @@ def dedupe(subs: list[SubQuery], question: str, limit: int) -> list[SubQuery]:
 
 
 def requirement_names(ctx: Context, question: str) -> list[str]:
-    """The question's key terms, the corpus's names among them ("itsdangerous"). Opens the corpus:
-    call it off the event loop."""
-    return key_terms(question, known_words(), corpus_words(ctx, []).name_words())
+    """The question's key terms, the corpus's names among them ("itsdangerous"), and its words a file of
+    the corpus is named for even when the dictionary knows them ("click" of click-8.1.7.METADATA.txt).
+    Opens the corpus: call it off the event loop."""
+    written = corpus_words(ctx, []).name_words()
+    keys = key_terms(question, known_words(), written)
+    have = {k.lower() for k in keys}
+    named = [w for w in _WORD.findall(question) if w.lower() in written and w.lower() not in have]
+    return keys + list(dict.fromkeys(named))
 
 
 class Decomposition(BaseModel):

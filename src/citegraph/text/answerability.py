@@ -42,7 +42,14 @@ _VERSION_Q = re.compile(
     r"\bpython versions?\b(?! (numbering|scheme|policy))",
     re.IGNORECASE,
 )
-_LICENCE_Q = re.compile(r"\b(which|what|under)\b[^?]{0,40}\blicen[cs]e[sd]?\b", re.IGNORECASE)
+# Which licence something is under ("Under what licence is X distributed?", "Which license does tomli
+# use?", "What is the license of requests?"), not a licence key, server or text.
+_LICENCE_Q = re.compile(
+    r"\bunder (what|which) ([\w-]+ ){0,2}licen[cs]es?\b|\blicen[cs]ed under (what|which)\b|"
+    r"\b(what|which) ([\w-]+ ){0,2}licen[cs]es? (is|are|does|do|did|was|were|applies|apply|covers|governs|has)\b|"
+    r"\bwhat is the licen[cs]e (of|for)\b",
+    re.IGNORECASE,
+)
 _CODE_Q = re.compile(
     r"\b(which|what) ([\w-]+ ){0,3}(option|flag|switch|command|subcommand|environment variable|variable|function|"
     r"method|keyword|argument|error code|directive|file ?name|extension|exception|class|module)s?\b",
@@ -163,20 +170,22 @@ def version_of(question: str) -> str | None:
 _LICENCE_NAME = re.compile(
     r"\b((GNU )?((Lesser|Library|Affero) )?General Public|Mozilla Public|Apache( Software)?|Eclipse Public|"
     r"Python Software Foundation|Zope Public|Artistic|Boost Software|Creative Commons|MIT|BSD|ISC)"
-    r"[\w ,.-]{0,12}?\blicen[cs]e[sd]?\b(,? version \d[\d.]*)?( \d[\d.]*)?|\bpublic domain\b",
+    r"[\w .-]{0,12}?\blicen[cs]e[sd]?\b(,? version \d[\d.]*)?( v?\d[\d.]*)?|\bpublic domain\b",
     re.IGNORECASE,
 )
 _LICENCE_ID = re.compile(
-    r"\b(A|L)?GPL(-?v?\d[\d.]*)?\+?|\b(MPL|EPL|CDDL)(-?\d[\d.]*)?|\bApache-\d[\d.]*|"
-    r"\b(MIT|ISC|BSD(-\d-Clause)?|PSF(-\d[\d.]*)?|CC0(-\d[\d.]*)?|CC-BY[\w.-]*|Unlicense|Zlib)\b"
+    r"\b(A|L)?GPL(-?v?\d[\d.]*)?(-only|-or-later|\+)?(?![\w-])|\b(MPL|EPL|CDDL)( ?-?\d[\d.]*)?(?![\w-])|"
+    r"\bApache-\d[\d.]*|\b(MIT|ISC|BSD(-\d-Clause)?|PSF(-\d[\d.]*)?|CC0(-\d[\d.]*)?|CC-BY[\w.-]*|Unlicense|Zlib)"
+    r"(?![\w-])"
 )
 _MAN_SECTION = re.compile(r"(?<=\w)\(\d[a-z]*\)")
 
 
-# A section's number at the head of its line ("### 2.6. python-support (removed)", "3.5.1. Interpreter
-# Name") labels it: no count, no release. A release heading has no dot before its text ("## 2.6.0
-# (2024-01-01)", "### v1.1.35: Feb 16 2022").
-_SECTION_LABEL = re.compile(r"^[#\s]*(\d+(?:\.\d+)*)\.\s+(?=[A-Za-z(])", re.MULTILINE)
+# A section's number at the head of its heading ("### 2.6. python-support (removed)", "#### 3.5.1.
+# Interpreter Name") labels it: no count, no release. A release heading has no dot before its text
+# ("## 2.6.0 (2024-01-01)", "### v1.1.35: Feb 16 2022"), and a number that ends a hard-wrapped line's
+# sentence ("default size is\n1000. Set it…") is no heading.
+_SECTION_LABEL = re.compile(r"^\s*#+\s*(\d+(?:\.\d+)*)\.\s+(?=[A-Za-z(])", re.MULTILINE)
 
 
 def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
@@ -230,7 +239,9 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
             versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()])]
         return new([m.group(0).strip() for m in versions])
     if kind == "licence":
-        return new([m.group(0).strip(" .,") for m in [*_LICENCE_NAME.finditer(text), *_LICENCE_ID.finditer(text)]])
+        # A value the question names is a whole word of it ("MIT" is not named by "submit").
+        found = [m.group(0).strip(" .,") for m in [*_LICENCE_NAME.finditer(text), *_LICENCE_ID.finditer(text)]]
+        return list(dict.fromkeys(v for v in found if not re.search(rf"(?<!\w){re.escape(v.lower())}(?!\w)", q)))
     if kind == "code":
         code = [m.group(0).strip("`'") for m in _CODE.finditer(text)]
         if _VARIABLE_Q.search(question):
@@ -693,8 +704,11 @@ def field_match(question: str, text: str) -> bool:
     if not m:
         return False
     key = set(tokenize(m.group(1)))
-    asked = set(tokenize(question)) | ({_REQUIRES_TERM} if asks_requirement(question) else set())
-    return bool(key) and key <= asked
+    words = set(tokenize(question))
+    if key and key <= words:
+        return True
+    # A requirement asked in other words: "Requires-Python" for a Python requirement, not any "Requires:".
+    return asks_requirement(question) and _REQUIRES_TERM in key and len(key) >= 2 and key <= words | {_REQUIRES_TERM}
 
 
 def answer_score(relevance: float, answer_p: float | None, typed: bool) -> float:
