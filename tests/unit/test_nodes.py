@@ -511,17 +511,13 @@ def test_a_disagreement_between_two_facts_that_could_answer_is_stated_even_when_
     def fact(i: str, text: str, doc: str, title: str) -> Fact:
         return Fact(id=i, text=text, doc_id=doc, chunk_id=f"{doc}:1:0", span=(0, len(text)), title=title)
 
+    def disagreement(cid: str, a: Fact, b: Fact, point: str, values: tuple[str, str]) -> Contradiction:
+        return Contradiction(id=cid, facts=(a.id, b.id), kind="version", severity="major", point=point, values=values)
+
     fl = fact("l", log, "changes", "Flask changes")
     fo = fact("o", old, "old", "Flask-1.1.4.METADATA")
     fn = fact("n", new, "new", "flask-3.0.3.METADATA")
-    c = Contradiction(
-        id="c",
-        facts=("o", "n"),
-        kind="version",
-        severity="major",
-        point="flask: Requires-Dist: Werkzeug",
-        values=("<2.0,>=0.15", ">=3.0.0"),
-    )
+    c = disagreement("c", fo, fn, "flask: Requires-Dist: Werkzeug", ("<2.0,>=0.15", ">=3.0.0"))
     plan = extractive_plan([fl], [fl, fo, fn], [c], question, supported={"l", "o", "n"})
     assert plan[0] == (log, ["l"])  # ">= 0.15" does not lead: the sources give other values
     assert plan[-1][1] == ["o", "n"] and "<2.0,>=0.15" in plan[-1][0] and ">=3.0.0" in plan[-1][0]
@@ -538,14 +534,7 @@ def test_a_disagreement_between_two_facts_that_could_answer_is_stated_even_when_
     # note, and the quoted value leads.
     asked = fact("a", "Requires-Python: >=3.9", "two", "demo_pkg-2.0.METADATA")
     other = fact("b", "Requires-Python: >=3.6", "one", "demo_pkg-1.0.METADATA")
-    v = Contradiction(
-        id="v",
-        facts=("a", "b"),
-        kind="version",
-        severity="major",
-        point="demo-pkg: Requires-Python",
-        values=(">=3.9", ">=3.6"),
-    )
+    v = disagreement("v", asked, other, "demo-pkg: Requires-Python", (">=3.9", ">=3.6"))
     q = "What is the Requires-Python constraint of demo-pkg 2.0?"
     plan = extractive_plan([asked], [asked, other], [v], q, supported={"a"})
     assert plan[0] == (">=3.9", ["a"]) and plan[-1][1] == ["a", "b"]

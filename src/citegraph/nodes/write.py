@@ -501,8 +501,9 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     facts, contradictions = state.get("facts", []), state.get("contradictions", [])
     lost = losers(contradictions)
     limit = ctx.sentences(state["query_class"])
+    supported = set(state.get("supported", []))
     chosen = choose_facts(facts, state.get("supported", []), lost, limit, question=question)
-    plan = extractive_plan(chosen, facts, contradictions, question, supported=set(state.get("supported", [])))
+    plan = extractive_plan(chosen, facts, contradictions, question, supported=supported)
     from_model, picked_by_model, fallback = False, False, None
     model_sentences: list[dict[str, Any]] = []
     checked: list[Checked] = []
@@ -516,7 +517,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             if got_picks is not None:
                 picked_by_model = True
                 picked_plan, declined, decided = plan_from_picks(
-                    got_picks, numbered, facts, contradictions, question, limit, set(state.get("supported", []))
+                    got_picks, numbered, facts, contradictions, question, limit, supported
                 )
                 plan = picked_plan or plan
     elif engine == "llm" and chosen:

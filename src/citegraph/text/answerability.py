@@ -193,8 +193,8 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
     if kind is None or kind in ("yesno", "reason"):
         return []
     q = question.lower()
-    for m in list(_SECTION_LABEL.finditer(text)):  # blanked out: no value is read from it, offsets stay
-        text = text[: m.start(1)] + " " * len(m.group(1)) + text[m.end(1) :]
+    # A section label is blanked out: no value is read from it, and the other values keep their offsets.
+    text = _SECTION_LABEL.sub(lambda m: m.group(0).replace(m.group(1), " " * len(m.group(1)), 1), text)
 
     def new(found: list[str]) -> list[str]:
         return list(dict.fromkeys(v for v in found if v.strip() and v.strip().lower() not in q))
