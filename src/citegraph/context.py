@@ -451,6 +451,16 @@ class Context:
     # BENCHMARKS.md "The model judge's threshold"): 0.58, where 0.45 (chosen before the fence) let the
     # local model answer more missing-evidence questions.
     model_abstain_threshold: float = _knob(0.58, "Abstain below this probability when a model judges.", (0, 1))
+    # With llm_write "quotes" the model is not asked to judge: it is shown the facts and names those that
+    # state the answer, or none (nodes/write.py). Below this support by the extractive judge the
+    # question abstains without asking it; above, the model's choice decides. Chosen on the dev mixture
+    # with the local model (docs/BENCHMARKS.md, session 22).
+    pick_threshold: float = _knob(
+        0.3,
+        "With a model that picks the facts that answer (llm_write 'quotes'): abstain below this support "
+        "(the judge's score) without asking it; above, its pick decides.",
+        (0, 1),
+    )
     # A model's sentence passes the lexical floor (every name, number and quoted term in its cited facts or
     # the question), then the learned support check (reader.get_support_checker, trained on VitaminC) must
     # give it at least this (issue 19; chosen on one half of the labelled model sentences, docs/BENCHMARKS.md).
@@ -523,13 +533,15 @@ class Context:
             names = ", ".join(sorted(self.deployment.corpora))
             raise InputError(f"unknown corpus {self.corpus!r}: the server has {names}")
 
-    def threshold(self, source: str) -> float:
+    def threshold(self, source: str, model_picks: bool = False) -> float:
         """Support below which to abstain, for the judge whose score it is (`source`): the one given, else
-        that judge's own."""
+        that judge's own; `pick_threshold` when a model then picks the facts that answer (or none)."""
         if self.abstain_threshold is not None:
             return self.abstain_threshold
         if source == "model":
             return self.model_abstain_threshold
+        if model_picks:
+            return self.pick_threshold
         return JUDGE_THRESHOLDS.get(source, JUDGE_THRESHOLDS[self.judge])
 
     def passages(self, qclass: QueryClass) -> int:

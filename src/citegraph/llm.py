@@ -73,6 +73,19 @@ def engine_name(ctx: Context) -> str:
     return "llm" if ctx.has_llm and ctx.llm_scope == "all" else "extractive"
 
 
+def model_picks(ctx: Context) -> bool:
+    """Whether the model writes by naming the facts that state the answer (llm_write "quotes"): that
+    choice is its judgement that they answer, so no call of its own asks it first (issue 16: a question
+    answered takes three calls one after another, route, read and write, not four)."""
+    return engine_name(ctx) == "llm" and ctx.llm_write == "quotes"
+
+
+def model_judges(ctx: Context) -> bool:
+    """Whether the judge asks the model if the passages state the answer: when it only judges
+    (llm_scope "judge"), and before it writes sentences of its own (llm_write "prose")."""
+    return ctx.has_llm and not model_picks(ctx)
+
+
 # Endpoints that timed out or refused a connection lately (circuit breaker): until this long has
 # passed, calls to them are skipped at once. A hanging server cost 120 s × 2 attempts at every stage
 # of a question (1,294 s for one); now it costs one timeout per run, and a server process does not

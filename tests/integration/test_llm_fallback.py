@@ -165,9 +165,10 @@ def test_failing_model_falls_back_to_the_extractive_engine(
     assert _Handler.calls > 0, "the model was asked"
     assert not answer.abstained and "3,357" in answer.answer
     nodes = {f.split(":")[0] for f in answer.fallbacks}
-    assert {"route", "decompose", "extract", "judge", "write"} <= nodes
-    # The judge fell back to the extractive one configured (the sentence scorer, by default, over the
-    # sentences the extractive fallback of extract ranked).
+    # The judge asks a model that picks the facts (llm_write "quotes") nothing: it is the extractive one
+    # configured (the sentence scorer, by default, over the sentences the extractive fallback of extract
+    # ranked), and write's failed pick left the extractive sentences, which its threshold let stand.
+    assert {"route", "decompose", "extract", "write"} <= nodes and "judge" not in nodes
     assert answer.engine == "extractive" and answer.support_source == "sentences"
 
 
@@ -333,10 +334,10 @@ def test_when_the_model_writes_that_the_facts_do_not_answer_the_answer_abstains(
 def test_when_the_facts_the_model_picks_do_not_say_its_answer_the_answer_abstains(mode, reason, ask_local):
     """llm_write "quotes": the model picked fact 1 but gave an answer it does not hold, or picked no
     fact. No quote stands in (the extractive judge would answer at this threshold), and the reason says
-    why."""
+    why. The model was not asked to judge first: its pick is its judgement."""
     _Handler.mode, _Handler.calls = mode, 0
     answer = ask_local(llm_max_retries=0, abstain_threshold=0.05)
-    assert answer.support_source == "model" and answer.abstained and not answer.sentences
+    assert answer.support_source == "sentences" and answer.abstained and not answer.sentences
     assert answer.abstain_reason == reason and "9,999" not in answer.answer
 
 

@@ -1,11 +1,13 @@
 """Each node's own logic, on hand-built inputs: decomposition and its guard, pooling, contradiction
 detection and settling, the writer's validator."""
 
+from citegraph.api import make_context
 from citegraph.context import Context
+from citegraph.llm import model_judges, model_picks
 from citegraph.nodes.contradictions import detect, losers
 from citegraph.nodes.decompose import extractive_sub_queries, sanitize
 from citegraph.nodes.retrieve import pool
-from citegraph.nodes.write import extractive_plan, model_lead, validate
+from citegraph.nodes.write import extractive_plan, model_lead, stand_in_refused, validate
 from citegraph.schemas import Contradiction, Evidence, Fact
 from citegraph.text.conflicts import bearing, compare
 
@@ -450,6 +452,26 @@ def test_a_given_threshold_applies_to_whoever_judges_a_model_too():
     assert Context(abstain_threshold=0.3).threshold("model") == 0.3
     assert Context(abstain_threshold=0.3).threshold("sentences") == 0.3
     assert Context().threshold("lexical") == 0.58
+
+
+def test_a_model_that_picks_the_facts_is_not_asked_to_judge_them_first():
+    """Issue 16: with llm_write "quotes" the model's pick is its judgement, so the judge asks it nothing
+    and lets the question through at pick_threshold; with "prose", or when it only judges, it is asked."""
+    endpoint = {"llm_base_url": "http://127.0.0.1:9/v1", "llm_model": "local"}
+    picks = make_context(**endpoint)
+    prose, judge_only = make_context(**endpoint, llm_write="prose"), make_context(**endpoint, llm_scope="judge")
+    assert model_picks(picks) and not model_judges(picks)
+    assert model_judges(prose) and not model_picks(prose)
+    assert model_judges(judge_only) and not model_picks(judge_only)
+    assert not model_judges(Context()) and not model_picks(Context())
+    assert picks.threshold("sentences", model_picks=True) == picks.pick_threshold < picks.threshold("sentences")
+    assert make_context(**endpoint, abstain_threshold=0.7).threshold("sentences", model_picks=True) == 0.7
+    # The pick call failed: the extractive sentences stand in only where the extractive judge, at its
+    # own threshold, would answer (pick_threshold let the question through for the model to decide).
+    assert stand_in_refused(picks, "sentences", {"sentences": 0.7}) is None
+    refused = stand_in_refused(picks, "sentences", {"sentences": 0.4}) or ""
+    assert "call to pick the facts that answer failed" in refused and "below the threshold 0.62" in refused
+    assert stand_in_refused(Context(), "sentences", {"sentences": 0.4}) is None  # no model: nothing to stand in for
 
 
 def test_the_same_two_lines_about_two_subjects_are_two_disagreements():

@@ -10,8 +10,10 @@ lacks a name asked for), over the facts that survived contradiction settling; no
 enough means no answer. Questions written to look answerable from a passage
 that lacks the answer (a swapped name, an added negation) defeat lexical scores, so the passages of the
 best supported facts are then read:
-- with a model (any llm_scope), it answers yes or no to "do these passages state the answer exactly as
-  asked?" and its probability of "yes" is the support;
+- with a model that only judges (llm_scope "judge") or writes prose, it answers yes or no to "do these
+  passages state the answer exactly as asked?" and its probability of "yes" is the support; a model
+  that writes by naming the facts that answer (llm_write "quotes", the default) is not asked first:
+  write's call is its judgement, and here the support need only reach `pick_threshold`;
 - without one (or when its call fails), the reader (reader.py, a small cross-encoder shipped with the
   package) gives its probability that a passage states the answer; the best passage's is the support.
 `judge="lexical"` keeps the lexical score.
@@ -27,7 +29,7 @@ from langgraph.runtime import Runtime
 
 from citegraph.context import Context
 from citegraph.embed import known_words
-from citegraph.llm import yes_probability
+from citegraph.llm import model_judges, model_picks, yes_probability
 from citegraph.nodes import corpus_words, timed, trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import JUDGE, fence
@@ -147,7 +149,7 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
         if ctx.judge == "sentences":
             support, source = parts["sentences"], "sentences"
     passages = judged_passages(supported, evidence, ctx.judge_passages)
-    if ctx.has_llm and passages:
+    if model_judges(ctx) and passages:
         p, fallback = await yes_probability(ctx, judge_prompt(state["question"], passages), state.get("deadline"))
         if p is not None:
             support, source = round(p, 4), "model"
@@ -163,13 +165,13 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
             # exactly: its lexical relevance stands where the reader reads it as 0.12.
             parts["field"] = round(field.relevance, 4)
             support = max(support, parts["field"])
-    engine = "llm" if ctx.has_llm and supported else "extractive"
+    engine = "llm" if model_judges(ctx) and passages else "extractive"
     detail = f"support {support:.2f} ({source}; lexical {lexical:.2f})" + (f"; {gaps[0]}" if gaps else "")
     return {
         "support": support,
         "support_source": source,
         "support_parts": parts,
-        "abstain_threshold": ctx.threshold(source),
+        "abstain_threshold": ctx.threshold(source, model_picks(ctx)),
         "supported": [f.id for f in supported],
         "gaps": gaps,
         "trace": [

@@ -27,7 +27,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from citegraph.context import Context
-from citegraph.llm import structured_call, text_call
+from citegraph.llm import model_picks, structured_call, text_call
 from citegraph.nodes import reply, timed, trace
 from citegraph.nodes.contradictions import losers
 from citegraph.prompts import ABSTAIN, DIRECT, PICK, WRITE, fence
@@ -379,15 +379,21 @@ def stand_in_refused(ctx: Context, source: str, parts: dict[str, float]) -> str 
     would have answered too: on real documents they were otherwise topical sentences that do not
     answer ("What's the oldest Python cloudpickle can be installed on?" quoted "… the exact same
     version of Python")."""
-    if source != "model":
+    if source == "model":
+        own = "sentences" if "sentences" in parts else "lexical"
+        why = "own sentences were not supported by the facts they cite"
+    elif model_picks(ctx):
+        # The judge let the question through at pick_threshold for the model to pick the facts that
+        # answer; its call failed, so the extractive judge's own threshold applies.
+        own, why = source, "call to pick the facts that answer failed"
+    else:
         return None
-    own = "sentences" if "sentences" in parts else "lexical"
     support, threshold = parts.get(own, 0.0), ctx.threshold(own)
     if support >= threshold:
         return None
     return (
-        f"the model's own sentences were not supported by the facts they cite, and the best support for "
-        f"an extractive answer is {support:.2f}, below the threshold {threshold:.2f}"
+        f"the model's {why}, and the best support for an extractive answer is {support:.2f}, below the "
+        f"threshold {threshold:.2f}"
     )
 
 
