@@ -109,19 +109,26 @@ def test_eval_answers_through_langsmith_offline(tmp_path: Path, monkeypatch):
 
 def test_eval_multihop(tmp_path: Path):
     r = eval_cli(tmp_path, "multihop", "--data", str(DATA / "hotpot-mini"), "--corpus", str(tmp_path / "c"))
-    for key in (
-        "full_support_recall@5",
-        "full_support_recall@10",
-        "full_support_recall@5_decomposed",
-        "full_support_recall@10_decomposed",
-    ):
-        assert 0 <= r[key] <= 1
+    # Pinned on the 20 seeded questions: of their two supporting paragraphs, both are in the top 10 for
+    # 18, in the top 5 for 14 (decomposed or not: these questions gain nothing from sub-queries).
+    got = {k: r[k] for k in r if k.startswith("full_support_recall")}
+    assert got == {
+        "full_support_recall@5": 0.7,
+        "full_support_recall@10": 0.9,
+        "full_support_recall@5_decomposed": 0.7,
+        "full_support_recall@10_decomposed": 0.9,
+    }
     assert r["n"] == 20
 
 
 def test_eval_contradictions(tmp_path: Path):
     r = eval_cli(tmp_path, "contradictions", "--pairs", str(DATA / "pairs-mini.jsonl"), subprocess=True)
     assert r["n"] == 60 and r["engine"] == "extractive"
-    for key in ("accuracy", "precision", "recall", "f1"):
-        assert 0 <= r[key] <= 1
-    assert r["accuracy"] > 0.6  # chance is 0.5
+    # Pinned on the 60 seeded pairs (25 contradict): 11 found with 4 false alarms, so accuracy 42 / 60
+    # (chance is 0.5); precision first, as in the engine (a false conflict costs more than a missed one).
+    assert {k: r[k] for k in ("accuracy", "precision", "recall", "f1")} == {
+        "accuracy": 0.7,
+        "precision": 0.7333,
+        "recall": 0.44,
+        "f1": 0.55,
+    }

@@ -120,13 +120,12 @@ def test_disagreeing_documents_produce_a_reported_contradiction(corpus: Path):
     assert 0 < state["reconcile_rounds"] <= 2 and path.count("reconcile") == state["reconcile_rounds"]
     assert path[-1] in ("write", "abstain")  # the loop ended
     assert con.resolution and not con.resolution.startswith("pending")
-    if con.resolved:  # settled: the primary report outranks the newer update that claims no tier (a
-        # date is the document's own claim), the resolution says so, and the losing fact is not in the answer
-        winner = next(f for f in answer.facts if f.id == con.winner)
-        assert "310" in winner.text and "source tier" in con.resolution and "dated later" in con.resolution
-        assert "295 million" not in answer.answer
-    else:  # unresolved: said in the answer, never hidden
-        assert "disagree" in answer.answer
+    # Settled: the primary report outranks the newer update that claims no tier (a date is the
+    # document's own claim), the resolution says so, and the losing fact is not in the answer.
+    assert con.resolved
+    winner = next(f for f in answer.facts if f.id == con.winner)
+    assert "310" in winner.text and "source tier" in con.resolution and "dated later" in con.resolution
+    assert "295 million" not in answer.answer and answer.answer.startswith("310 million [1].")
 
 
 def test_max_reconcile_rounds_is_respected(corpus: Path):

@@ -61,8 +61,9 @@ def test_recency_reorders_by_as_of(corpus: Path, embedder):
     with HybridRetriever.open(corpus, embedder=embedder) as r:
         late = [e.title for e in r.search(q, settings=s, as_of=date(2021, 7, 1)).results if "Ottawa" in e.title]
         off = [e.title for e in r.search(q, settings=s.with_(temporal_weight=0.0)).results if "Ottawa" in e.title]
-    assert late[0] == "Ottawa water update"
-    assert off != late or off[0] == "Ottawa water update"
+    # Without the temporal weight the report, which states the figure asked about, ranks first; with
+    # it, as of mid-2021, the update dated 2021 moves above it.
+    assert off[0] == "Ottawa water report" and late[0] == "Ottawa water update"
 
 
 def test_both_bm25_backends_rank_alike(corpus: Path, embedder):

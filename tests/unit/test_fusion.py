@@ -59,4 +59,9 @@ def test_full_score_fusion_uses_both_scores_of_every_candidate():
     got = fuse_full(cos, bm25, "minmax", 0.5, 0.5)
     assert list(got) == pytest.approx([0.5 * 1.0 + 0.0, 0.0 + 0.5 * 1.0, 0.5 * 0.75 + 0.5 * 0.5])
     z = fuse_full(cos, bm25, "zscore", 0.5, 0.5)
-    assert z.min() == 0.0 and z.max() == 1.0
+    # z-scores (population sd): cosine (5, -7, 2) / sqrt(26), BM25 (-1, 1, 0) * sqrt(1.5); their mean is
+    # rescaled into [0, 1] (z-scores are unbounded).
+    zc, zb = np.array([5, -7, 2]) / np.sqrt(26), np.array([-1, 1, 0]) * np.sqrt(1.5)
+    mean = (zc + zb) / 2
+    assert list(z) == pytest.approx(list((mean - mean.min()) / (mean.max() - mean.min())))
+    assert list(z) == pytest.approx([0.0, 0.1510004, 1.0], abs=1e-7)
