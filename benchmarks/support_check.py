@@ -37,11 +37,12 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
 
+from citegraph.answer.compose import declines, refusal
 from citegraph.api import graph_input, make_context
 from citegraph.eval.datasets import load_dataset
 from citegraph.eval.documents import load_questions
 from citegraph.graph import builder
-from citegraph.nodes.write import declines, refusal, write_answer
+from citegraph.nodes.write import write_answer
 from citegraph.schemas import Fact
 
 GRAPH = builder.compile(checkpointer=InMemorySaver())

@@ -452,7 +452,7 @@ class Context:
     # local model answer more missing-evidence questions.
     model_abstain_threshold: float = _knob(0.58, "Abstain below this probability when a model judges.", (0, 1))
     # With llm_write "quotes" the model is not asked to judge: it is shown the facts and names those that
-    # state the answer, or none (nodes/write.py). Below this support by the extractive judge the
+    # state the answer, or none (answer/compose.py). Below this support by the extractive judge the
     # question abstains without asking it; above, the model's choice decides. Chosen on the dev mixture
     # with the local model (docs/BENCHMARKS.md, session 22).
     pick_threshold: float = _knob(

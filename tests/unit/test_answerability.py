@@ -1,11 +1,11 @@
 """What a question asks for, what a passage must mention to answer it, and the rules that keep the
 answer on the question: answer types and their values, key terms, coverage, headings, antecedents."""
 
+from citegraph.answer.compose import choose_facts
+from citegraph.answer.subqueries import extractive_sub_queries
 from citegraph.embed import known_words
-from citegraph.nodes.decompose import extractive_sub_queries
 from citegraph.nodes.extract import extractive_facts, heading_for, with_antecedent
 from citegraph.nodes.judge import covered_facts
-from citegraph.nodes.write import choose_facts
 from citegraph.schemas import Evidence, Fact
 from citegraph.text import answerability as ans
 from citegraph.text.claims import claims, text_kind

@@ -1,13 +1,13 @@
 """Each node's own logic, on hand-built inputs: decomposition and its guard, pooling, contradiction
 detection and settling, the writer's validator."""
 
+from citegraph.answer.compose import extractive_plan, model_lead, stand_in_refused, validate
+from citegraph.answer.contradictions import detect, losers
+from citegraph.answer.subqueries import extractive_sub_queries, sanitize
 from citegraph.api import make_context
 from citegraph.context import Context
 from citegraph.llm import model_judges, model_picks
-from citegraph.nodes.contradictions import detect, losers
-from citegraph.nodes.decompose import extractive_sub_queries, sanitize
 from citegraph.nodes.retrieve import pool
-from citegraph.nodes.write import extractive_plan, model_lead, stand_in_refused, validate
 from citegraph.schemas import Contradiction, Evidence, Fact
 from citegraph.text.conflicts import bearing, compare
 
@@ -398,7 +398,7 @@ def test_the_codes_ids_in_a_model_sentence_are_stripped_not_quoted():
 
 
 def test_citation_markers_go_after_a_closing_quote():
-    from citegraph.nodes.write import _with_marks
+    from citegraph.answer.compose import _with_marks
 
     assert _with_marks("The economy grew.", [1]) == "The economy grew [1]."
     assert _with_marks('He said, "God bless us."', [2]) == 'He said, "God bless us." [2]'
@@ -570,7 +570,7 @@ def test_lines_both_documents_state_and_a_rewording_between_releases_are_no_conf
     """realdocs6 (labelled by reading): xxhash 3.5.0's METADATA carries its whole changelog, so "Drop
     support for Python 3.6" (v3.3.0) against 2.0.2's "… 3.2" (v1.1.0) is two entries both files list;
     mmh3's Summary said "Python wrapper" in 3.0.0 and "Python extension" in 4.1.0: an edit."""
-    from citegraph.nodes.contradictions import document_states
+    from citegraph.answer.contradictions import document_states
 
     def ev(cid: str, text: str, source: str = "") -> Evidence:
         return Evidence(chunk_id=cid, doc_id=cid.split(":")[0], text=text, source=source, span=(0, len(text)))

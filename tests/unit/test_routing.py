@@ -2,10 +2,11 @@
 
 from langgraph.types import Send
 
+from citegraph.answer.routing import classify, pick_mode
 from citegraph.nodes.contradictions import route_after_contradictions
 from citegraph.nodes.judge import route_after_judge
 from citegraph.nodes.retrieve import fan_out_extraction, fan_out_retrieval
-from citegraph.nodes.route import classify, pick_mode, route_after_route
+from citegraph.nodes.route import route_after_route
 from citegraph.schemas import Contradiction, Evidence, SubQuery
 
 

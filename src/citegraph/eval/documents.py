@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from citegraph.answer.compose import LEAD_WORDS  # a lead longer than this is a sentence
 from citegraph.errors import InputError
-from citegraph.nodes.write import LEAD_WORDS  # a lead longer than this is a sentence
 from citegraph.schemas import Answer
 
 KINDS = ("fact", "two-hop", "why-how", "conflict", "missing", "off-topic")

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from citegraph.answer.routing import classify
+from citegraph.answer.subqueries import extractive_sub_queries
 from citegraph.eval.datasets import Dataset, Query
 from citegraph.eval.metrics import doc_ranking
-from citegraph.nodes.decompose import extractive_sub_queries
-from citegraph.nodes.route import classify
 from citegraph.retrievers.hybrid import HybridRetriever
 
 

@@ -27,11 +27,11 @@ from typing import Literal
 
 from langgraph.runtime import Runtime
 
+from citegraph.answer.contradictions import losers
 from citegraph.context import Context
 from citegraph.embed import known_words
 from citegraph.llm import model_judges, model_picks, yes_probability
 from citegraph.nodes import corpus_words, timed, trace
-from citegraph.nodes.contradictions import losers
 from citegraph.prompts import JUDGE, fence
 from citegraph.reader import get_reader
 from citegraph.schemas import Evidence, Fact

@@ -272,7 +272,7 @@ _DEFAULT_TERM = tokenize("default")[0]
 # support?", "the oldest Python version PyJWT can be installed on") is answered by a requirement, and
 # package metadata states requirements in so many words ("Requires-Python: >=3.7", "Requires-Dist:"):
 # the question's words share nothing with that line but "Python". Asked in the metadata's own word ("What
-# Python version does attrs 23.2.0 require?"), it is looked for the same way (nodes/decompose.py).
+# Python version does attrs 23.2.0 require?"), it is looked for the same way (answer/subqueries.py).
 _VERSIONS_Q = re.compile(r"\bversions?\b", re.IGNORECASE)
 _NEEDS_Q = re.compile(
     r"\b(needs?|needed|supports?|supported|compatible|install(ed|able)?|depends?|dependency|minimum|lowest|"

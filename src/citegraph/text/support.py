@@ -4,7 +4,7 @@ citation means the cited text says it.
 
 "The Japanese term for young pigeons is 'kazari' (Japanese: 貫子) [1]", citing a quote that reads
 `guinea fowl`, names 'kazari' and 貫子, which neither the quote nor the question holds: it does not pass.
-Numbers are checked by the writer already (nodes/write.py); this adds the names, quoted terms, words in
+Numbers are checked by the writer already (answer/compose.py); this adds the names, quoted terms, words in
 other scripts, and the ids the code uses for its own bookkeeping (which must never reach an answer).
 
 It is a floor, not a proof: a sentence made only of words its quote holds can still say something the
