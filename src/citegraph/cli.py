@@ -16,29 +16,24 @@ from typing import Any
 
 import citegraph  # noqa: F401  (sets the offline/threading defaults before numpy is imported)
 from citegraph.context import (
-    FUSIONS,
     JUDGE_THRESHOLDS_TEXT,
     JUDGES,
     LLM_PICKS,
     LLM_SCOPES,
     LLM_WRITES,
-    RETRIEVAL_KNOBS,
     SENTENCE_RANKERS,
-    SPARSE_BACKENDS,
     STRUCTURED_OUTPUT,
     SUPPORT_CHECK,
     WEB_PROVIDERS,
-    ChunkingSettings,
-    RetrievalSettings,
     configure_web,
-    describe,
 )
 from citegraph.errors import InputError
+from citegraph.settings import FUSIONS, RETRIEVAL_KNOBS, SPARSE_BACKENDS, ChunkingSettings, RetrievalSettings, describe
 from citegraph.text.dates import require_date
 
 
 def _add_retrieval_options(p: argparse.ArgumentParser) -> None:
-    """One option per retrieval knob (context.RETRIEVAL_KNOBS), with the knob's description as its help."""
+    """One option per retrieval knob (settings.RETRIEVAL_KNOBS), with the knob's description as its help."""
     d = RetrievalSettings()
     g = p.add_argument_group("retrieval")
     g.add_argument("--top", type=int, default=d.top_m, help=f"passages to return (default {d.top_m})")

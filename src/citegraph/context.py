@@ -1,16 +1,15 @@
-"""Every knob of citegraph, with the defaults from DESIGN.md, in one place.
-
-`ChunkingSettings` and `RetrievalSettings` are plain frozen dataclasses used by ingestion and the
-retrievers (which know nothing of LangGraph). The graph's settings are split at the trust boundary:
-`Context` (LangGraph's `context_schema`) holds what a caller may choose for one run, within bounds;
-`Deployment` holds what only the operator sets (corpora, model endpoint and key, timeouts). Nothing
-else in the package reads the environment for configuration.
+"""The graph's settings, with the defaults from DESIGN.md. What ingestion and the retrievers read
+(`ChunkingSettings`, `RetrievalSettings`) is in settings.py; the retrieval knobs a run may choose are
+repeated here by name, from there, so that Studio shows them. The graph's settings are split at the
+trust boundary: `Context` (LangGraph's `context_schema`) holds what a caller may choose for one run,
+within bounds; `Deployment` holds what only the operator sets (corpora, model endpoint and key,
+timeouts). Nothing else in the package reads the environment for configuration.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, cast, get_args
 from urllib.parse import urlsplit
 
@@ -18,114 +17,13 @@ from pydantic.json_schema import SkipJsonSchema
 
 from citegraph.errors import InputError
 from citegraph.schemas import QueryClass
-
-FusionMethod = Literal["rrf", "minmax", "zscore"]
-SparseBackend = Literal["bm25s", "rank-bm25"]
-# The values each Literal allows, spelled once (the checks below and the CLI's choices read them).
-FUSIONS: tuple[str, ...] = get_args(FusionMethod)
-SPARSE_BACKENDS: tuple[str, ...] = get_args(SparseBackend)
-
-# all-MiniLM-L6-v2 reads at most 256 word pieces, two of which are [CLS] and [SEP].
-EMBEDDER_WINDOW = 256
-
-
-@dataclass(frozen=True)
-class ChunkingSettings:
-    """How documents become sections (context for extraction) and passages (retrieval units)."""
-
-    # NightFeats: ~700-token sections with 100 tokens of overlap, following the text's structure.
-    section_tokens: int = 700
-    section_overlap: int = 100
-    # A passage must fit the embedder's window (nothing silently truncated). all-MiniLM-L6-v2 was
-    # trained on 128-piece inputs; passages somewhat longer than that still embed well (measured in
-    # docs/BENCHMARKS.md) and keep a paragraph together for BM25.
-    passage_tokens: int = 200
-    window_tokens: int = EMBEDDER_WINDOW
-
-    def __post_init__(self) -> None:
-        if not 16 <= self.passage_tokens <= self.window_tokens - 2:
-            raise InputError(
-                f"passage_tokens must be between 16 and {self.window_tokens - 2} "
-                f"(the embedder's window minus [CLS]/[SEP]), got {self.passage_tokens}"
-            )
-        if self.section_tokens < self.passage_tokens:
-            raise InputError("section_tokens must be at least passage_tokens")
-        if not 0 <= self.section_overlap < self.section_tokens // 2:
-            raise InputError("section_overlap must be between 0 and half of section_tokens")
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _knob(default: Any, description: str, bounds: tuple[float, float] | None = None) -> Any:
-    """A setting a run may choose: its description is what Studio and the CLI's help show; `bounds` are
-    checked for every run (Context.__post_init__)."""
-    return field(default=default, metadata={"description": description, "bounds": bounds})
-
-
-# Source-tier weights a_source for FD* (the FD* paper leaves them as placeholders to be fitted).
-DEFAULT_TIER_WEIGHTS: dict[str, float] = {
-    "primary": 1.2,  # peer-reviewed, official statistics, systematic reviews
-    "secondary": 1.0,  # the default when a document says nothing
-    "tertiary": 0.8,  # blogs, forums, press summaries
-}
-
-
-@dataclass(frozen=True)
-class RetrievalSettings:
-    """The hybrid retriever's knobs. See retrievers/hybrid.py for the order they apply in."""
-
-    # Candidate depth of each retriever before fusion.
-    k_dense: int = _knob(50, "Candidates from the dense retriever before fusion.", (0, 500))
-    k_sparse: int = _knob(50, "Candidates from BM25 before fusion.", (0, 500))
-    # Fusion. The seed's weighted RRF (0.9 dense / 0.1 sparse, K = 60) is available as
-    # fusion="rrf" with w_dense=0.9, w_sparse=0.1. The default fuses the two scores of every candidate
-    # (z-scored over the candidates, equal weights): it beat every RRF weighting and min-max on both
-    # squad-dev and hotpotqa (sweep and reasons in docs/BENCHMARKS.md).
-    fusion: FusionMethod = _knob("zscore", "How dense and BM25 scores are fused: zscore, minmax or rrf.")
-    w_dense: float = _knob(0.5, "Weight of the dense (MiniLM) retriever in fusion.", (0, 1))
-    w_sparse: float = _knob(0.5, "Weight of the BM25 retriever in fusion.", (0, 1))
-    rrf_k: int = _knob(60, "The K of reciprocal-rank fusion.", (1, 1000))
-    # Temporal-semantic rerank s' = (1-w)·s + w/(1 + age_days/365).
-    temporal_weight: float = _knob(0.3, "Weight w of recency in s' = (1-w)s + w/(1+age/365), with --as-of.", (0, 1))
-    # Factual-density rerank of the cosine top-N: (1-fd_weight)·cos + fd_weight·FD*_rescaled.
-    fd_rerank: bool = _knob(False, "Rerank the top candidates by factual density (FD*).")
-    fd_top: int = 20
-    fd_weight: float = 0.5
-    # Adaptive cutoff tau = max(tau_min, mu - alpha·sigma) over the candidates' final scores.
-    cutoff: bool = _knob(True, "Adaptive score cutoff: drop candidates below mean - alpha x std.")
-    cutoff_alpha: float = _knob(1.0, "The alpha of the adaptive cutoff.", (0, 5))
-    cutoff_tau_min: float = 0.0
-    # Near-duplicate removal: drop a passage whose cosine to a better-ranked kept one exceeds this.
-    dedup_threshold: float = _knob(0.85, "Drop a passage this similar (cosine) to a better one.", (0, 1))
-    # How many passages to return.
-    top_m: int = 10
-    tier_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TIER_WEIGHTS))
-
-    def __post_init__(self) -> None:
-        if self.fusion not in FUSIONS:
-            raise InputError(f"unknown fusion {self.fusion!r}: use {', '.join(FUSIONS)}")
-        if self.w_dense < 0 or self.w_sparse < 0 or self.w_dense + self.w_sparse <= 0:
-            raise InputError("fusion weights must be non-negative and not both zero")
-        if not 0.0 <= self.temporal_weight <= 1.0:
-            raise InputError("temporal_weight must be in [0, 1]")
-        if not 0.0 <= self.fd_weight <= 1.0:
-            raise InputError("fd_weight must be in [0, 1]")
-        if self.top_m < 1 or self.k_dense < 0 or self.k_sparse < 0:
-            raise InputError("top_m must be >= 1 and candidate depths >= 0")
-
-    def with_(self, **changes: Any) -> RetrievalSettings:
-        known = {f.name for f in fields(self)}
-        unknown = set(changes) - known
-        if unknown:
-            raise InputError(f"unknown retrieval setting(s): {', '.join(sorted(unknown))}")
-        return replace(self, **changes)
-
-
-# The RetrievalSettings a run may choose (those with a description): Context repeats them by name, with
-# their default, description and bounds from here (`_retrieval`), so that Studio shows them; the CLI
-# offers them with the same help. Context.retrieval() and the CLI build RetrievalSettings from them.
-RETRIEVAL_KNOBS = tuple(f.name for f in fields(RetrievalSettings) if "description" in f.metadata)
+from citegraph.settings import (
+    FUSIONS,
+    RETRIEVAL_KNOBS,
+    FusionMethod,
+    RetrievalSettings,
+    knob,
+)
 
 
 def _retrieval(name: str) -> Any:
@@ -134,14 +32,17 @@ def _retrieval(name: str) -> Any:
     return field(default=f.default, metadata=f.metadata)
 
 
-def describe(name: str) -> str:
-    """A retrieval knob's description (the CLI's help)."""
-    return str(RetrievalSettings.__dataclass_fields__[name].metadata["description"])
-
-
-# The values Context accepts for llm_scope and judge; the CLIs offer the same.
-LLM_SCOPES = ("all", "judge")
-JUDGES = ("reader", "lexical", "sentences")
+# The values Context accepts for these settings, spelled once: the checks and the CLIs' choices read them.
+LlmScope = Literal["all", "judge"]
+Judge = Literal["reader", "lexical", "sentences"]
+SentenceRanker = Literal["learned", "lexical"]
+LlmPicks = Literal["numbers", "quotes"]
+LlmWrite = Literal["quotes", "prose"]
+LLM_SCOPES: tuple[str, ...] = get_args(LlmScope)
+JUDGES: tuple[str, ...] = get_args(Judge)
+SENTENCE_RANKERS: tuple[str, ...] = get_args(SentenceRanker)
+LLM_PICKS: tuple[str, ...] = get_args(LlmPicks)
+LLM_WRITES: tuple[str, ...] = get_args(LlmWrite)
 # Each judge's scores run on a scale of their own, so each has the threshold chosen for it: the sentence
 # scorer's on session 11's dev mixture, the lexical score's on session 9's (with the lexical ranker),
 # the reader's in session 8 (docs/BENCHMARKS.md). `abstain_threshold` overrides them all. Chosen again
@@ -151,9 +52,6 @@ JUDGE_THRESHOLDS = {"sentences": 0.62, "lexical": 0.58, "reader": 0.22}
 # How the defaults read in help texts (Studio's description, the CLI's --abstain-threshold).
 JUDGE_THRESHOLDS_TEXT = ", ".join(f"{judge} {t}" for judge, t in JUDGE_THRESHOLDS.items())
 SUPPORT_CHECK = 0.4
-SENTENCE_RANKERS = ("learned", "lexical")
-LLM_PICKS = ("numbers", "quotes")
-LLM_WRITES = ("quotes", "prose")
 
 # How a model is asked for JSON (langchain-openai's with_structured_output methods): a tool call the
 # model must make (OpenAI, vLLM, llama.cpp's server), or a response_format with the schema (OpenAI,
@@ -370,24 +268,24 @@ class Context:
     schema a client sees or can set.
     """
 
-    corpus: str = _knob("", "Which of the operator's corpora to answer from, by name; empty: the default one.")
+    corpus: str = knob("", "Which of the operator's corpora to answer from, by name; empty: the default one.")
     # What the model does when there is one: "all" nodes, or only "judge" whether the facts answer
     # the question (one short call; retrieval, facts and the answer stay extractive, quotes exact).
-    llm_scope: Literal["all", "judge"] = field(
-        default_factory=lambda: cast(Literal["all", "judge"], _env("CITEGRAPH_LLM_SCOPE", "all")),
+    llm_scope: LlmScope = field(
+        default_factory=lambda: cast(LlmScope, _env("CITEGRAPH_LLM_SCOPE", "all")),
         metadata={"description": "With a model: 'all' nodes use it, or it only 'judge's whether the facts answer."},
     )
     # How the model gives a passage's facts (nodes/extract.py): the "numbers" of sentences the code
     # split and numbered (the code copies each quote, so no quote can be mistyped), or "quotes" it
     # copies itself (a small model's quotes were often not found in the passage: issue 16).
-    llm_picks: Literal["numbers", "quotes"] = _knob(
+    llm_picks: LlmPicks = knob(
         "numbers", "With a model: it picks a passage's facts by sentence numbers (the code quotes) or by quotes."
     )
     # How the model writes the answer (nodes/write.py): it picks the facts that answer and the code
     # quotes them, the answer's value first ("quotes": every sentence is the documents' own), or it
     # writes sentences of its own, each kept only if the support check passes ("prose": a third of a
     # small model's kept sentences were still unsupported, issue 19).
-    llm_write: Literal["quotes", "prose"] = _knob(
+    llm_write: LlmWrite = knob(
         "quotes",
         "With a model: it picks the facts that answer and the answer quotes them, or it writes 'prose' of its "
         "own (each sentence support-checked).",
@@ -395,18 +293,18 @@ class Context:
     # How extraction picks each passage's answer sentences (nodes/extract.py): the "learned"
     # answer-sentence scorer (reader.get_sentence_scorer, training/train_sentences.py), its probability
     # averaged with lexical relevance, or "lexical" relevance alone.
-    sentence_ranker: Literal["learned", "lexical"] = _knob(
+    sentence_ranker: SentenceRanker = knob(
         "learned", "How extraction picks a passage's answer sentences: learned scorer or lexical relevance."
     )
     # Who judges whether the facts answer when no model does (nodes/judge.py): "sentences", the learned
     # scorer's probability for the best covering sentence (extraction computed it: no further model
     # run; needs sentence_ranker="learned"), the "lexical" support score, or the "reader", a
     # cross-encoder that reads the best facts' whole passages (reader.py).
-    judge: Literal["reader", "lexical", "sentences"] = _knob(
+    judge: Judge = knob(
         "sentences", "Without a model, who judges whether the passages state the answer: sentences, lexical or reader."
     )
-    judge_passages: int = _knob(2, "Passages the judge reads: those of the best supported facts.", (1, 10))
-    max_sub_queries: int = _knob(5, "At most this many sub-queries (Agentic Hybrid RAG: 5).", (1, 5))
+    judge_passages: int = knob(2, "Passages the judge reads: those of the best supported facts.", (1, 10))
+    max_sub_queries: int = knob(5, "At most this many sub-queries (Agentic Hybrid RAG: 5).", (1, 5))
     # Retrieval: RetrievalSettings' knobs (their default, description and bounds are defined there).
     fusion: FusionMethod = _retrieval("fusion")
     w_dense: float = _retrieval("w_dense")
@@ -416,8 +314,8 @@ class Context:
     k_sparse: int = _retrieval("k_sparse")
     temporal_weight: float = _retrieval("temporal_weight")
     # "recent" mode: a heavier temporal weight and, when enough passages fall in it, a date window.
-    temporal_weight_recent: float = _knob(0.6, "The temporal weight in recent mode.", (0, 1))
-    recent_window_days: int = _knob(
+    temporal_weight_recent: float = knob(0.6, "The temporal weight in recent mode.", (0, 1))
+    recent_window_days: int = knob(
         730, "Recent mode keeps passages this many days old at most, when enough are.", (1, 36500)
     )
     fd_rerank: bool = _retrieval("fd_rerank")
@@ -425,12 +323,12 @@ class Context:
     cutoff_alpha: float = _retrieval("cutoff_alpha")
     dedup_threshold: float = _retrieval("dedup_threshold")
     # Passages per sub-query by query class, and the pooled evidence handed to extraction.
-    passages_precise: int = _knob(5, "Passages per sub-query for a precise-fact question.", (1, 20))
-    passages_broad: int = _knob(8, "Passages per sub-query for a broad-synthesis question.", (1, 20))
-    passages_reasoning: int = _knob(6, "Passages per sub-query for a reasoning question.", (1, 20))
-    evidence_top_m: int = _knob(8, "Pooled passages that facts are extracted from.", (1, 30))
-    facts_per_passage: int = _knob(3, "At most this many facts from one passage.", (1, 10))
-    min_fact_relevance: float = _knob(0.35, "A fact bears on the question from this relevance on.", (0, 1))
+    passages_precise: int = knob(5, "Passages per sub-query for a precise-fact question.", (1, 20))
+    passages_broad: int = knob(8, "Passages per sub-query for a broad-synthesis question.", (1, 20))
+    passages_reasoning: int = knob(6, "Passages per sub-query for a reasoning question.", (1, 20))
+    evidence_top_m: int = knob(8, "Pooled passages that facts are extracted from.", (1, 30))
+    facts_per_passage: int = knob(3, "At most this many facts from one passage.", (1, 10))
+    min_fact_relevance: float = knob(0.35, "A fact bears on the question from this relevance on.", (0, 1))
     # Abstain when the support for an answer falls below this: with judge="sentences" the sentence
     # scorer's probability, with "lexical" the score of text/answerability.py, with "reader" the
     # reader's probability that the passages state the answer (nodes/judge.py). Ranker, judge and
@@ -439,7 +337,7 @@ class Context:
     # minus wrong ones (session 10: the learned ranker and judge at 0.6, mean 0.105 against the lexical
     # score's 0.070 at 0.58; session 11's scorer, trained with missing-evidence negatives, 0.110 at
     # 0.62; docs/BENCHMARKS.md).
-    abstain_threshold: float | None = _knob(
+    abstain_threshold: float | None = knob(
         None,
         f"Abstain below this support, whoever judges (a model too); empty: the judge's own ({JUDGE_THRESHOLDS_TEXT}, "
         "a model model_abstain_threshold).",
@@ -450,12 +348,12 @@ class Context:
     # Chosen on the dev mixture with the judge prompt that fences its passages (session 13,
     # BENCHMARKS.md "The model judge's threshold"): 0.58, where 0.45 (chosen before the fence) let the
     # local model answer more missing-evidence questions.
-    model_abstain_threshold: float = _knob(0.58, "Abstain below this probability when a model judges.", (0, 1))
+    model_abstain_threshold: float = knob(0.58, "Abstain below this probability when a model judges.", (0, 1))
     # With llm_write "quotes" the model is not asked to judge: it is shown the facts and names those that
     # state the answer, or none (answer/compose.py). Below this support by the extractive judge the
     # question abstains without asking it; above, the model's choice decides. Chosen on the dev mixture
     # with the local model (docs/BENCHMARKS.md, session 22).
-    pick_threshold: float = _knob(
+    pick_threshold: float = knob(
         0.3,
         "With a model that picks the facts that answer (llm_write 'quotes'): abstain below this support "
         "(the judge's score) without asking it; above, its pick decides.",
@@ -464,7 +362,7 @@ class Context:
     # A model's sentence passes the lexical floor (every name, number and quoted term in its cited facts or
     # the question), then the learned support check (reader.get_support_checker, trained on VitaminC) must
     # give it at least this (issue 19; chosen on one half of the labelled model sentences, docs/BENCHMARKS.md).
-    support_check: float = _knob(
+    support_check: float = knob(
         SUPPORT_CHECK,
         "With a model: a sentence it writes needs at least this probability that its cited quotes say it "
         "(the learned support check); 0: the lexical floor only.",
@@ -472,19 +370,19 @@ class Context:
     )
     # Contradictions: numbers within this relative difference (or one a rounding of the other)
     # disagree only in a detail (minor).
-    minor_relative_difference: float = _knob(
+    minor_relative_difference: float = knob(
         0.01, "Numbers this close (relative) disagree only in a detail (a minor conflict).", (0, 0.5)
     )
-    max_reconcile_rounds: int = _knob(
+    max_reconcile_rounds: int = knob(
         MAX_RECONCILE_ROUNDS, "Targeted re-retrieval rounds for open conflicts (at most 2).", (0, MAX_RECONCILE_ROUNDS)
     )
     # Answer length by query class (sentences).
-    sentences_precise: int = _knob(2, "Answer sentences for a precise-fact question.", (1, 10))
-    sentences_broad: int = _knob(5, "Answer sentences for a broad-synthesis question.", (1, 10))
-    sentences_reasoning: int = _knob(4, "Answer sentences for a reasoning question.", (1, 10))
-    as_of: str | None = _knob(None, "Measure ages from this date (YYYY, YYYY-MM or YYYY-MM-DD); empty: today.")
+    sentences_precise: int = knob(2, "Answer sentences for a precise-fact question.", (1, 10))
+    sentences_broad: int = knob(5, "Answer sentences for a broad-synthesis question.", (1, 10))
+    sentences_reasoning: int = knob(4, "Answer sentences for a reasoning question.", (1, 10))
+    as_of: str | None = knob(None, "Measure ages from this date (YYYY, YYYY-MM or YYYY-MM-DD); empty: today.")
     # Recent mode with the operator's web search on: pages read per sub-query (each one request).
-    web_pages: int = _knob(
+    web_pages: int = knob(
         3, "Recent mode with web search on: result pages read per sub-query; 0: the corpus only.", (0, 10)
     )
     # The operator's settings. Not in the JSON schema (so the server drops it from a client's context)

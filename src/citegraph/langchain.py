@@ -59,12 +59,12 @@ from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from citegraph.api import aask, ask, make_context
-from citegraph.context import RetrievalSettings
 from citegraph.errors import InputError
 from citegraph.ingest.loaders import load_records
 from citegraph.ingest.pipeline import IngestReport, ingest
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.schemas import Answer, Evidence
+from citegraph.settings import RetrievalSettings
 from citegraph.store.corpus import require_corpus
 from citegraph.text.dates import require_date
 

@@ -128,7 +128,7 @@ def test_skipped_files_do_not_stop_the_rest(tmp_path: Path, doc_folder: Path, em
 
 
 def test_settings_mismatches_are_refused(tmp_path: Path, doc_folder: Path, embedder):
-    from citegraph.context import ChunkingSettings
+    from citegraph.settings import ChunkingSettings
 
     corpus = tmp_path / "corpus"
     ingest([doc_folder], corpus, embedder=embedder)

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from typing_extensions import TypedDict
 
-from citegraph.context import RetrievalSettings
 from citegraph.ingest.pipeline import ingest
 from citegraph.retrievers.hybrid import HybridRetriever
+from citegraph.settings import RetrievalSettings
 from conftest import run_cli
 
 

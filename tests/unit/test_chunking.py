@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from citegraph.context import ChunkingSettings
 from citegraph.ingest.chunking import chunk_text
+from citegraph.settings import ChunkingSettings
 
 
 def starts(embedder, text):

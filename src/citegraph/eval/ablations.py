@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from citegraph.context import RetrievalSettings
 from citegraph.eval.datasets import Dataset, Query
 from citegraph.eval.multihop import run_multihop
 from citegraph.eval.sweep import fetch_candidates, sweep
 from citegraph.retrievers.hybrid import HybridRetriever, Mode
+from citegraph.settings import RetrievalSettings
 
 
 def configurations(base: RetrievalSettings) -> dict[str, tuple[Mode, RetrievalSettings]]:

@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citegraph.context import RetrievalSettings
 from citegraph.eval.datasets import Dataset, Query
 from citegraph.eval.metrics import doc_ranking, latency, ranking_metrics
 from citegraph.retrievers.hybrid import HybridRetriever, Mode
+from citegraph.settings import RetrievalSettings
 
 # Passages fetched per query before they are grouped into documents (a document can own several).
 PASSAGE_DEPTH = 30

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from citegraph.context import RetrievalSettings
 from citegraph.eval.datasets import Dataset, Query
 from citegraph.eval.metrics import doc_ranking, ranking_metrics
 from citegraph.eval.retrieval import DOC_DEPTH, PASSAGE_DEPTH
 from citegraph.retrievers.hybrid import Candidates, HybridRetriever, Mode
+from citegraph.settings import RetrievalSettings
 
 
 def fetch_candidates(

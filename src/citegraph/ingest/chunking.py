@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from citegraph.context import ChunkingSettings
+from citegraph.settings import ChunkingSettings
 from citegraph.text.sentences import Sentence, Span, document_sentences
 
 

@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from citegraph.context import ChunkingSettings
 from citegraph.embed import Embedder, get_embedder
 from citegraph.ingest.chunking import chunk_text, page_of
 from citegraph.ingest.loaders import LOADERS_VERSION, LoadedFile, Skipped, SourceDoc, discover, load_file
 from citegraph.retrievers import index as corpus_index
+from citegraph.settings import ChunkingSettings
 from citegraph.store.corpus import Corpus, lock_for_ingest, write_manifest
 from citegraph.store.ledger import ChunkRow, DocRow, SectionRow, StagedDoc
 from citegraph.text.claims import claims

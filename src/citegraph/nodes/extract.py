@@ -22,7 +22,7 @@ import numpy as np
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from citegraph.context import DEFAULT_TIER_WEIGHTS, Context
+from citegraph.context import Context
 from citegraph.embed import get_embedder
 from citegraph.llm import structured_call
 from citegraph.nodes import short, timed, trace
@@ -31,6 +31,7 @@ from citegraph.reader import get_sentence_scorer, sentence_text
 from citegraph.retrievers.hybrid import shared_retriever
 from citegraph.retrievers.rerank import recency
 from citegraph.schemas import Evidence, Fact
+from citegraph.settings import DEFAULT_TIER_WEIGHTS
 from citegraph.state import ExtractTask
 from citegraph.text import answerability as ans
 from citegraph.text.candidates import candidate_claims, passage_claims

@@ -31,7 +31,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from citegraph.context import RetrievalSettings
 from citegraph.embed import Embedder, get_embedder
 from citegraph.errors import InputError
 from citegraph.retrievers import fusion, rerank
@@ -39,6 +38,7 @@ from citegraph.retrievers import index as corpus_index
 from citegraph.retrievers.dense import DenseRetriever, chroma_where
 from citegraph.retrievers.sparse import lucene_idf, top_k
 from citegraph.schemas import Evidence, SearchResult
+from citegraph.settings import RetrievalSettings
 from citegraph.store.corpus import Corpus
 from citegraph.text.dates import date_to_int
 from citegraph.text.releases import document_name, releases

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from citegraph.context import DEFAULT_TIER_WEIGHTS
 from citegraph.retrievers.sparse import PARAMS, SparseIndex, build_index, load_index
+from citegraph.settings import DEFAULT_TIER_WEIGHTS
 from citegraph.store.corpus import Corpus
 from citegraph.store.ledger import Ledger
 from citegraph.text.density import DensityStats, fd_star, fit_stats

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from citegraph.context import ChunkingSettings
 from citegraph.errors import InputError
+from citegraph.settings import ChunkingSettings
 from citegraph.store.chroma import EMBEDDED_COLLECTION, DenseStore, open_client
 from citegraph.store.ledger import Ledger
 
