@@ -135,6 +135,8 @@ def test_eval_documents_scores_a_benchmark_over_these_files(mixed_files: Path, m
     assert (r["n"], r["right"], r["wrong"], r["correct_abstentions"]) == (3, 2, 0, 1)
     assert r["real_disagreements_reported"] == "1/1" and r["conflicts_unlabelled"]
     assert r["disagreements_stated"] == "1/1"  # both values in the answer's text, not only in its record
+    # Every citation of the two answers quotes its document at the span it gives.
+    assert sum(x["citations"] for x in rows) >= 2 and r["quotes_found"] == 1.0
     key = rows[1]["conflicts"][0]["key"]
     labels = tmp_path / "labels.jsonl"
     labels.write_text(json.dumps({"key": key, "label": "real"}) + "\n")

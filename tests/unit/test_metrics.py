@@ -192,7 +192,7 @@ def test_an_answer_that_leads_with_a_value_is_right_only_by_that_value():
     assert score(tls, answer(("1.2+ [1].", 1), (f"{a} [1]", 1)), "test", 0.0).right is True  # the gold's number
 
 
-def test_a_documents_run_counts_fallbacks_by_node_and_each_nodes_time():
+def test_a_documents_run_counts_fallbacks_by_node_and_cause_each_nodes_time_and_the_calls():
     from citegraph.eval.documents import summarize_documents
 
     q = DocQuestion(id="a", text="How tall?", answerable=True, kind="fact", answers=("3,357",), docs=("v.txt",))
@@ -209,3 +209,22 @@ def test_a_documents_run_counts_fallbacks_by_node_and_each_nodes_time():
     assert out["fallbacks_by_node"] == {"read": 2, "write": 1}
     assert out["node_ms_p50"] == {"read": 30.0, "write": 2.5}
     assert (out["model_calls_p50"], out["model_input_tokens_p50"], out["model_output_tokens_p50"]) == (2, 450, 15)
+    # A cause without what is particular to the question (the deadline's seconds, the exception's text).
+    assert out["fallbacks_by_cause"] == {"read: APITimeoutError": 1, "write: no model": 1, "read: skipped": 1}
+    assert out["model_calls_per_question"] == {"0": 1, "4": 1}
+    assert out["questions_over_3_calls"] == 1
+    assert (out["latency_ms_p50"], out["latency_ms_p90"]) == (2.0, 2.0)
+    assert out["quotes_found"] is None  # no citation in either answer
+
+
+def test_a_fallbacks_cause_drops_what_is_particular_to_the_question():
+    from citegraph.eval.documents import fallback_cause
+
+    assert fallback_cause("read: skipped: the run's deadline (300 s) has passed") == "read: skipped: the run's deadline"
+    assert fallback_cause("write: output did not match Picked: 1 validation error for Picked") == (
+        "write: output did not match Picked"
+    )
+    assert fallback_cause("judge: the model answered neither yes nor no: 'maybe'") == (
+        "judge: the model answered neither yes nor no"
+    )
+    assert fallback_cause("judge") == "judge"

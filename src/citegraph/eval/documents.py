@@ -159,6 +159,8 @@ class DocRow:
     node_ms: dict[str, float] = field(default_factory=dict)  # per node, summed over its parallel runs
     fallbacks: list[str] = field(default_factory=list)  # "node: why", each model call that fell back
     model_use: dict[str, int] = field(default_factory=dict)  # model calls answered, input/output tokens
+    citations: int = 0  # citation markers in the answer's sentences
+    quotes_found: int = 0  # of those, the ones whose quote is in the stored passage at its span
 
 
 def score(q: DocQuestion, answer: Answer, split: str, ms: float, files: dict[str, str] | None = None) -> DocRow:
@@ -233,6 +235,8 @@ def run_documents(
     """Every question through the graph (warm, sequentially), scored."""
     from citegraph.api import ask
     from citegraph.embed import get_embedder
+    from citegraph.eval.answers import check_citations
+    from citegraph.retrievers.hybrid import shared_retriever
     from citegraph.store.corpus import Corpus
 
     with Corpus.open(corpus_dir, get_embedder().identity.as_dict()) as c:
@@ -249,7 +253,10 @@ def run_documents(
     for q in it:
         t = time.perf_counter()
         answer = ask(q.text, corpus=corpus_dir, **(settings or {}))
-        rows.append(score(q, answer, halves[q.id], (time.perf_counter() - t) * 1000, files))
+        row = score(q, answer, halves[q.id], (time.perf_counter() - t) * 1000, files)
+        cited = check_citations(answer, shared_retriever(corpus_dir).corpus.ledger, None)
+        row.citations, row.quotes_found = cited["citations"], cited["quotes_found"]
+        rows.append(row)
     return rows
 
 
@@ -312,14 +319,36 @@ def summarize_documents(rows: list[DocRow], labels: dict[str, str]) -> dict[str,
                 "abstained": sum(r.abstained for r in rs),
             }
     out["by_kind"] = by_kind
+    citations = sum(r.citations for r in rows)
+    # Citation validity: each citation's quote is still what its document says at that span.
+    out["quotes_found"] = round(sum(r.quotes_found for r in rows) / citations, 4) if citations else None
     ms = sorted(r.ms for r in rows)
     out["latency_ms_p50"] = round(ms[len(ms) // 2], 1) if ms else None
+    out["latency_ms_p90"] = round(ms[min(len(ms) - 1, int(0.9 * len(ms)))], 1) if ms else None
     nodes = sorted({n for r in rows for n in r.node_ms})
     out["node_ms_p50"] = {n: round(statistics.median(r.node_ms.get(n, 0.0) for r in rows), 1) for n in nodes}
     # With a model: how many of the model calls fell back to the extractive engine, by node.
     out["fallbacks_by_node"] = dict(sorted(Counter(f.split(":")[0] for r in rows for f in r.fallbacks).items()))
-    # What a question costs a model: calls and tokens, the median question's.
+    out["fallbacks_by_cause"] = dict(Counter(fallback_cause(f) for r in rows for f in r.fallbacks).most_common())
+    # What a question costs a model: calls and tokens, the median question's. The calls of one question
+    # are made one after another (the read call holds every passage; concurrency only overlaps the
+    # reconcile round's), so its calls are its sequential round trips.
     for key in ("calls", "input_tokens", "output_tokens"):
         if any(key in r.model_use for r in rows):
             out[f"model_{key}_p50"] = statistics.median(r.model_use.get(key, 0) for r in rows)
+    if any("calls" in r.model_use for r in rows):
+        calls = Counter(r.model_use.get("calls", 0) for r in rows)
+        out["model_calls_per_question"] = {str(k): v for k, v in sorted(calls.items())}
+        out["questions_over_3_calls"] = sum(v for k, v in calls.items() if k > 3)
     return out
+
+
+def fallback_cause(fallback: str) -> str:
+    """A fallback's cause without what is particular to the question: "read: output did not match
+    Picks: 1 validation error …" -> "read: output did not match Picks"; "read: skipped: the run's
+    deadline (300 s) has passed" -> "read: skipped: the run's deadline"."""
+    node, _, why = fallback.partition(":")
+    parts = re.sub(r"\s*\(.*$", "", why.strip()).split(": ")
+    keep = parts[:2] if len(parts) > 1 and re.fullmatch(r"[a-z]+", parts[0]) else parts[:1]
+    cause = ": ".join(keep).strip()
+    return f"{node}: {cause}" if cause else node
