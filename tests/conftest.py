@@ -69,6 +69,19 @@ Etna erupted in February 2021, sending lava fountains over 1,500 metres high.
 }
 
 
+@pytest.fixture(scope="module")
+def docs_corpus(tmp_path_factory, embedder) -> Path:
+    """DOCS ingested into a corpus, once per test module."""
+    from citegraph.ingest.pipeline import ingest
+
+    folder = tmp_path_factory.mktemp("docs")
+    for name, text in DOCS.items():
+        (folder / name).write_text(text)
+    c = tmp_path_factory.mktemp("corpus") / "c"
+    ingest([folder], c, embedder=embedder)
+    return c
+
+
 @pytest.fixture()
 def doc_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "docs"

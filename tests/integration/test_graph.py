@@ -21,15 +21,8 @@ from conftest import run_cli
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory, embedder) -> Path:
-    from conftest import DOCS
-
-    folder = tmp_path_factory.mktemp("docs")
-    for name, text in DOCS.items():
-        (folder / name).write_text(text)
-    c = tmp_path_factory.mktemp("corpus") / "c"
-    ingest([folder], c, embedder=embedder)
-    return c
+def corpus(docs_corpus: Path) -> Path:
+    return docs_corpus
 
 
 def run(corpus: Path, question: str, **settings):

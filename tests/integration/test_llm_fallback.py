@@ -16,7 +16,6 @@ import pytest
 
 from citegraph.api import ask
 from citegraph.errors import InputError
-from citegraph.ingest.pipeline import ingest
 from citegraph.prompts import ABSTAIN
 
 
@@ -134,11 +133,10 @@ def bad_endpoint():
 
 
 @pytest.fixture()
-def ask_local(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
-    """ask() against the misbehaving endpoint over the test documents, ingested once for the test."""
+def ask_local(bad_endpoint, docs_corpus: Path):
+    """ask() against the misbehaving endpoint over the test documents, ingested once for the module."""
     _server, url = bad_endpoint
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
+    corpus = docs_corpus
 
     def go(question: str = "How tall is Mount Etna?", **settings):
         return ask(question, corpus=str(corpus), llm_base_url=url, llm_model="local", **settings)
@@ -147,21 +145,9 @@ def ask_local(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
 
 
 @pytest.mark.parametrize("mode", ["error", "garbage"])
-def test_failing_model_falls_back_to_the_extractive_engine(
-    mode, bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
-):
-    _server, url = bad_endpoint
+def test_failing_model_falls_back_to_the_extractive_engine(mode, ask_local):
     _Handler.mode, _Handler.calls = mode, 0
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
-    answer = ask(
-        "How tall is Mount Etna?",
-        corpus=str(corpus),
-        llm_base_url=url,
-        llm_model="local",
-        llm_max_retries=0,
-        llm_timeout_s=10,
-    )
+    answer = ask_local(llm_max_retries=0, llm_timeout_s=10)
     assert _Handler.calls > 0, "the model was asked"
     assert not answer.abstained and "3,357" in answer.answer
     nodes = {f.split(":")[0] for f in answer.fallbacks}
@@ -172,22 +158,20 @@ def test_failing_model_falls_back_to_the_extractive_engine(
     assert answer.engine == "extractive" and answer.support_source == "sentences"
 
 
-def test_judge_scope_asks_the_model_once_and_reads_a_plain_no(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+def test_judge_scope_asks_the_model_once_and_reads_a_plain_no(bad_endpoint, docs_corpus: Path):
     _server, url = bad_endpoint
     _Handler.mode, _Handler.calls = "no", 0
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
+    corpus = docs_corpus
     answer = ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", llm_scope="judge")
     assert _Handler.calls == 1, "only the judge asks the model"
     assert answer.fallbacks == []
     assert answer.abstained and answer.support_source == "model" and answer.support == 0.0
 
 
-def test_a_hanging_model_costs_one_timeout_per_run(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+def test_a_hanging_model_costs_one_timeout_per_run(bad_endpoint, docs_corpus: Path):
     _server, url = bad_endpoint
     _Handler.mode, _Handler.calls = "hang", 0
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
+    corpus = docs_corpus
     answer = ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", llm_timeout_s=3)
     # route's call timed out (one request, not retried); every later stage skipped the endpoint at once,
     # so the run waited for one timeout, not one or two per stage.
@@ -195,14 +179,13 @@ def test_a_hanging_model_costs_one_timeout_per_run(bad_endpoint, doc_folder: Pat
     assert any("Timeout" in f for f in answer.fallbacks) and any("skipped" in f for f in answer.fallbacks)
 
 
-def test_a_slow_model_stops_being_called_at_the_runs_deadline(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+def test_a_slow_model_stops_being_called_at_the_runs_deadline(bad_endpoint, docs_corpus: Path):
     """A model that answers, slowly, trips no breaker: without a deadline every stage would wait for
     it (about ten calls here). With a 2 s deadline, route's call (1.5 s) is the only one to finish, the
     next is cut at the deadline and the rest are not made; the answer is the extractive engine's."""
     _server, url = bad_endpoint
     _Handler.mode, _Handler.calls = "slow", 0
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
+    corpus = docs_corpus
     answer = ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local", run_deadline_s=2)
     assert _Handler.calls <= 2 and not answer.abstained and "3,357" in answer.answer
     assert any("deadline" in f for f in answer.fallbacks)
@@ -211,25 +194,14 @@ def test_a_slow_model_stops_being_called_at_the_runs_deadline(bad_endpoint, doc_
 
 
 @pytest.mark.parametrize("concurrency", [None, 3])
-def test_a_local_server_gets_one_request_at_a_time(
-    concurrency, bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
-):
+def test_a_local_server_gets_one_request_at_a_time(concurrency, ask_local):
     """llama.cpp's server answers one request at a time: extract's requests (one per passage, with
     llm_picks="quotes"), sent at once, waited in its queue with their timeouts running. On a loopback
     endpoint they are now sent one after another; `llm_concurrency` lets more through (a server that
     batches, OpenAI)."""
-    _server, url = bad_endpoint
     _Handler.mode, _Handler.calls, _Handler.spans = "timed", 0, []
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
-    answer = ask(
-        "How tall is Mount Etna?",
-        corpus=str(corpus),
-        llm_base_url=url,
-        llm_model="local",
-        llm_concurrency=concurrency,
-        llm_picks="quotes",  # extract asks the model once per passage, all at once
-    )
+    # extract asks the model once per passage with llm_picks "quotes", all at once
+    answer = ask_local(llm_concurrency=concurrency, llm_picks="quotes")
     assert "3,357" in answer.answer and _Handler.calls >= 5
     spans = sorted(_Handler.spans)
     overlapping = sum(1 for (_, end), (start, _) in pairwise(spans) if start < end)
@@ -244,9 +216,7 @@ def test_a_concurrency_below_one_is_refused(doc_folder: Path):
         ask("How tall is Mount Etna?", corpus=str(doc_folder), llm_concurrency=0)
 
 
-def test_the_model_reads_every_passage_in_one_call_and_the_code_quotes_its_picks(
-    bad_endpoint, doc_folder: Path, tmp_path: Path, embedder
-):
+def test_the_model_reads_every_passage_in_one_call_and_the_code_quotes_its_picks(bad_endpoint, docs_corpus: Path):
     """A small model's quotes were often not found in the passage, and one request per passage queued
     on a local server (issue 16): the model now reads all passages in one request and names sentences
     by number; the code quotes them. Numbers that name no passage or sentence are dropped."""
@@ -254,8 +224,7 @@ def test_the_model_reads_every_passage_in_one_call_and_the_code_quotes_its_picks
 
     _server, url = bad_endpoint
     _Handler.mode, _Handler.calls, _Handler.prompts = "picks", 0, []
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
+    corpus = docs_corpus
     answer = ask("How tall is Mount Etna?", corpus=str(corpus), llm_base_url=url, llm_model="local")
     assert len(_Handler.prompts) == 1, "one request read every passage"
     assert not [f for f in answer.fallbacks if f.startswith(("read", "extract"))]
@@ -265,13 +234,12 @@ def test_the_model_reads_every_passage_in_one_call_and_the_code_quotes_its_picks
     assert {lines["1.1"], lines["2.1"]} <= {" ".join(f.text.split()) for f in answer.facts}
 
 
-def test_no_model_reading_when_coverage_will_refuse(bad_endpoint, doc_folder: Path, tmp_path: Path, embedder):
+def test_no_model_reading_when_coverage_will_refuse(bad_endpoint, docs_corpus: Path):
     """A question about something no passage mentions is refused by the judge whatever is read: the
     model is not asked to read the passages (30 s a question on the local model)."""
     _server, url = bad_endpoint
     _Handler.mode, _Handler.calls, _Handler.prompts = "picks", 0, []
-    corpus = tmp_path / "corpus"
-    ingest([doc_folder], corpus, embedder=embedder)
+    corpus = docs_corpus
     answer = ask("How tall is Kilimanjaro?", corpus=str(corpus), llm_base_url=url, llm_model="local")
     assert _Handler.prompts == [], "read asked the model"
     assert answer.abstained and "Kilimanjaro" in answer.abstain_reason

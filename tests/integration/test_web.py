@@ -21,7 +21,7 @@ from citegraph.ingest.pipeline import ingest
 from citegraph.web import fetch as fetch_module
 from citegraph.web.fetch import Fetcher, FetchError, FetchPolicy
 from citegraph.web.search import Query, SearchError, search
-from conftest import DATA, DOCS, run_cli
+from conftest import DATA, run_cli
 from helpers import Seen, fixture_site
 
 WEB = DATA / "web"
@@ -49,13 +49,8 @@ def site_routes(provider_file: str = "brave-web-search.json", search_path: str =
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory, embedder) -> Path:
-    folder = tmp_path_factory.mktemp("docs")
-    for name, text in DOCS.items():
-        (folder / name).write_text(text)
-    c = tmp_path_factory.mktemp("corpus") / "c"
-    ingest([folder], c, embedder=embedder)
-    return c
+def corpus(docs_corpus: Path) -> Path:
+    return docs_corpus
 
 
 def web(base: str, cache: Path, **kw) -> WebSettings:

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 import numpy as np
 
@@ -45,6 +45,19 @@ from citegraph.text.releases import document_name, releases
 from citegraph.text.tokens import Vocabulary, tokenize
 
 Mode = Literal["hybrid", "dense", "sparse"]
+
+
+class Scope(TypedDict, total=False):
+    """Which passages a search may return: dated within [since, until], documents whose metadata has
+    every key-value of `where`, or only the documents `doc_ids` (a few: their vectors are compared
+    here, not in Chroma)."""
+
+    since: date | None
+    until: date | None
+    where: dict[str, Any] | None
+    doc_ids: Collection[str] | None
+
+
 _VALUE = re.compile(r"\d+(?:[.,]\d+)*")
 _COMPOUND = re.compile(r"\b[A-Za-z][a-z0-9]*(?:-[A-Za-z0-9]+)+\b")
 
@@ -196,19 +209,13 @@ class HybridRetriever:
 
     # -- search -------------------------------------------------------------------------------
     def candidates(
-        self,
-        query: str,
-        settings: RetrievalSettings | None = None,
-        mode: Mode = "hybrid",
-        since: date | None = None,
-        until: date | None = None,
-        where: dict[str, Any] | None = None,
-        doc_ids: Collection[str] | None = None,
+        self, query: str, settings: RetrievalSettings | None = None, mode: Mode = "hybrid", **scope: Unpack[Scope]
     ) -> Candidates:
-        """Step 1: dense top-k (worker thread: embedding + Chroma) and sparse top-k (this thread).
-        `doc_ids` keeps to those documents' passages (a few: their vectors are compared here, not in
-        Chroma)."""
+        """Step 1: dense top-k (worker thread: embedding + Chroma) and sparse top-k (this thread), within
+        the `scope` (Scope)."""
         s = settings or self.settings
+        since, until, where = scope.get("since"), scope.get("until"), scope.get("where")
+        doc_ids = scope.get("doc_ids")
         if not query.strip():
             raise InputError("the query is empty")
         table = self.index.table
@@ -342,16 +349,13 @@ class HybridRetriever:
         *,
         settings: RetrievalSettings | None = None,
         mode: Mode = "hybrid",
-        since: date | None = None,
-        until: date | None = None,
         as_of: date | None = None,
-        where: dict[str, Any] | None = None,
         top_m: int | None = None,
-        doc_ids: Collection[str] | None = None,
+        **scope: Unpack[Scope],
     ) -> SearchResult:
         s = settings or self.settings
         t0 = time.perf_counter()
-        c = self.candidates(query, s, mode, since, until, where, doc_ids)
+        c = self.candidates(query, s, mode, **scope)
         a = time.perf_counter()
         ranked = self.rank(c, s, as_of, top_m)
         timings = dict(c.timings)
