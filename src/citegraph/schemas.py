@@ -10,6 +10,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 
+def locator(page: int | None, span: tuple[int, int]) -> str:
+    """Where a passage or a quote is in its document, as a reference shows it: "p. 3, chars 120-184"."""
+    where = f"chars {span[0]}-{span[1]}"
+    return f"p. {page}, {where}" if page else where
+
+
 class Evidence(BaseModel):
     """A retrieved passage with every score that shaped its rank."""
 
@@ -37,8 +43,7 @@ class Evidence(BaseModel):
     @property
     def locator(self) -> str:
         """Where in the document: page and characters."""
-        where = f"chars {self.span[0]}-{self.span[1]}"
-        return f"p. {self.page}, {where}" if self.page else where
+        return locator(self.page, self.span)
 
 
 class SearchResult(BaseModel):

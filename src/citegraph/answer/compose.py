@@ -28,7 +28,7 @@ from citegraph.context import Context
 from citegraph.llm import model_picks
 from citegraph.prompts import ABSTAIN, fence
 from citegraph.reader import evidence_text, get_support_checker
-from citegraph.schemas import Contradiction, Evidence, Fact, Reference, Sentence
+from citegraph.schemas import Contradiction, Evidence, Fact, Reference, Sentence, locator
 from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_numbers, quote_at
 from citegraph.text.injection import clean_title, source_label
@@ -354,7 +354,7 @@ def cite(checked: list[Checked], evidence: list[Evidence]) -> tuple[list[Sentenc
                     source=passages[f.chunk_id].source,
                     span=f.span,
                     quote=f.text,
-                    locator=(f"p. {f.page}, " if f.page else "") + f"chars {f.span[0]}-{f.span[1]}",
+                    locator=locator(f.page, f.span),
                 )
             marks.append(refs[f.id].n)
         sentences.append(Sentence(text=_with_marks(c.text, marks), citations=marks))
