@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, export_bert, load_or_export
+from citegraph.resources import shared
 
 log = logging.getLogger(__name__)
 
@@ -228,17 +229,14 @@ class Embedder:
         export_bert(model, "last_hidden_state", bert_feeds(self._tokenizer, ["hello world"]), path)
 
 
-_instances: dict[str, Embedder] = {}
-_instances_lock = threading.Lock()
-
-
 def get_embedder(model_path: str | Path | None = None, cache_dir: str | Path | None = None) -> Embedder:
     """The process-wide embedder for a model path (loaded once, then shared)."""
-    key = json.dumps([str(model_path or ""), str(cache_dir or "")])
-    with _instances_lock:
-        if key not in _instances:
-            _instances[key] = Embedder(Path(model_path) if model_path else None, Path(cache_dir) if cache_dir else None)
-        return _instances[key]
+    key = (str(model_path or ""), str(cache_dir or ""))
+    return shared(
+        "embedder",
+        key,
+        lambda: Embedder(Path(model_path) if model_path else None, Path(cache_dir) if cache_dir else None),
+    )
 
 
 @lru_cache(maxsize=1)

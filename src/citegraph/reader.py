@@ -35,6 +35,7 @@ import numpy as np
 
 from citegraph.embed import default_model_path, model_fingerprint
 from citegraph.onnx_cache import bert_feeds, bert_tokenizer, default_cache_dir, export_bert, load_or_export
+from citegraph.resources import shared
 
 log = logging.getLogger(__name__)
 
@@ -143,15 +144,8 @@ class Reader:
         export_bert(self._torch_model(), "logits", bert_feeds(self._tokenizer, list(_PROBE)), path)
 
 
-_loaded: dict[Path, Reader] = {}
-_loaded_lock = threading.Lock()
-
-
 def _get(weights: Path) -> Reader:
-    with _loaded_lock:
-        if weights not in _loaded:
-            _loaded[weights] = Reader(weights=weights)
-        return _loaded[weights]
+    return shared("reader", weights, lambda: Reader(weights=weights))
 
 
 def get_reader() -> Reader:

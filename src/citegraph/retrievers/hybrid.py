@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 import time
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +32,7 @@ import numpy as np
 
 from citegraph.embed import Embedder, get_embedder
 from citegraph.errors import InputError
+from citegraph.resources import shared
 from citegraph.retrievers import fusion, rerank
 from citegraph.retrievers import index as corpus_index
 from citegraph.retrievers.dense import DenseRetriever, chroma_where
@@ -457,20 +457,13 @@ def result_json(result: SearchResult) -> str:
     )
 
 
-_shared: dict[tuple[str, str | None], HybridRetriever] = {}
-_shared_lock = threading.Lock()
-
-
 def shared_retriever(corpus_dir: str | Path, chroma_url: str | None = None) -> HybridRetriever:
     """One retriever per corpus per process (the graph's nodes share it), reloaded when an ingest
     has changed the corpus since it was opened."""
-    key = (str(Path(corpus_dir).resolve()), chroma_url)
-    with _shared_lock:
-        r = _shared.get(key)
-        if r is not None and r.corpus.ledger.generation != r.index.generation:
-            r.close()
-            r = None
-        if r is None:
-            r = HybridRetriever.open(corpus_dir, chroma_url=chroma_url)
-            _shared[key] = r
-        return r
+    return shared(
+        "retriever",
+        (str(Path(corpus_dir).resolve()), chroma_url),
+        lambda: HybridRetriever.open(corpus_dir, chroma_url=chroma_url),
+        stale=lambda r: r.corpus.ledger.generation != r.index.generation,
+        close=lambda r: r.close(),
+    )
