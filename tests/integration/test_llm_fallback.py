@@ -292,21 +292,27 @@ def test_when_the_model_writes_that_the_facts_do_not_answer_the_answer_abstains(
     assert answer.abstain_reason == "the model found that the facts do not answer the question"
 
 
-@pytest.mark.parametrize(
-    "mode, reason",
-    [
-        ("unsaid", "the model's answer '9,999 metres' is not in the facts it picked"),
-        ("none", "the model found that none of the facts states the answer"),
-    ],
-)
-def test_when_the_facts_the_model_picks_do_not_say_its_answer_the_answer_abstains(mode, reason, ask_local):
-    """llm_write "quotes": the model picked fact 1 but gave an answer it does not hold, or picked no
-    fact. No quote stands in (the extractive judge would answer at this threshold), and the reason says
-    why. The model was not asked to judge first: its pick is its judgement."""
-    _Handler.mode, _Handler.calls = mode, 0
+def test_when_the_model_picks_no_fact_the_answer_abstains(ask_local):
+    """llm_write "quotes": the model picked no fact. Its pick is its judgement: no quote stands in
+    (though the extractive judge would answer at this threshold), and the reason says why. The model
+    was not asked to judge first."""
+    _Handler.mode, _Handler.calls = "none", 0
     answer = ask_local(llm_max_retries=0, abstain_threshold=0.05)
     assert answer.support_source == "sentences" and answer.abstained and not answer.sentences
-    assert answer.abstain_reason == reason and "9,999" not in answer.answer
+    assert answer.abstain_reason == "the model found that none of the facts states the answer"
+
+
+def test_a_pick_whose_answer_its_facts_do_not_say_is_a_failed_pick(ask_local):
+    """The model picked fact 1 but gave an answer it does not hold ("9,999 metres"): nothing of the
+    pick is quoted; as when its call fails, the extractive sentences stand in where the extractive
+    judge answers at its own threshold (realdocs2 d25), and the fallback says why."""
+    _Handler.mode, _Handler.calls = "unsaid", 0
+    answer = ask_local(llm_max_retries=0)
+    assert not answer.abstained and "3,357" in answer.answer and "9,999" not in answer.answer
+    assert answer.support_parts["sentences"] >= 0.62
+    assert any(
+        f.startswith("write: its pick could not be used: the model's answer '9,999 metres'") for f in answer.fallbacks
+    )
 
 
 def test_a_fragment_the_model_quotes_stands_for_its_whole_sentence(ask_local):

@@ -366,7 +366,7 @@ def declines(text: str) -> bool:
     return " ".join(_MARK.sub("", text).lower().split()).rstrip(".") == ABSTAIN.lower().rstrip(".")
 
 
-def stand_in_refused(ctx: Context, source: str, parts: dict[str, float]) -> str | None:
+def stand_in_refused(ctx: Context, source: str, parts: dict[str, float], unusable: str | None = None) -> str | None:
     """Why the extractive engine's sentences may not stand in for a model's, or None when they may.
     The model judged (source "model") that the facts answer; when its own sentences then fail
     validation or its call fails, the extractive sentences are quoted only if the extractive judge
@@ -375,20 +375,20 @@ def stand_in_refused(ctx: Context, source: str, parts: dict[str, float]) -> str 
     version of Python")."""
     if source == "model":
         own = "sentences" if "sentences" in parts else "lexical"
-        why = "own sentences were not supported by the facts they cite"
+        why = "the model's own sentences were not supported by the facts they cite"
     elif model_picks(ctx):
         # The judge let the question through at pick_threshold for the model to pick the facts that
-        # answer; its call failed, so the extractive judge's own threshold applies.
-        own, why = source, "call to pick the facts that answer failed"
+        # answer; its call failed or its pick could not be used (`unusable`: why), so the extractive
+        # judge's own threshold applies.
+        own, why = source, "the model's call to pick the facts that answer failed"
+        if unusable:
+            why = unusable
     else:
         return None
     support, threshold = parts.get(own, 0.0), ctx.threshold(own)
     if support >= threshold:
         return None
-    return (
-        f"the model's {why}, and the best support for an extractive answer is {support:.2f}, below the "
-        f"threshold {threshold:.2f}"
-    )
+    return f"{why}, and the best support for an extractive answer is {support:.2f}, below the threshold {threshold:.2f}"
 
 
 class Picked(BaseModel):

@@ -74,6 +74,7 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
     model_sentences: list[dict[str, Any]] = []
     checked: list[Checked] = []
     declined: str | None = None
+    unusable: str | None = None
     decided: dict[str, Any] = {}
     if engine == "llm" and ctx.llm_write == "quotes":
         candidates = choose_facts(facts, state.get("supported", []), lost, PICK_CANDIDATES, 0.0, question)
@@ -81,11 +82,18 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
             prompt, numbered = facts_prompt(PICK, question, candidates, contradictions, limit)
             got_picks, fallback = await structured_call(ctx, Picked, prompt, state.get("deadline"))
             if got_picks is not None:
-                picked_by_model = True
                 picked_plan, declined, decided = plan_from_picks(
                     got_picks, numbered, facts, contradictions, question, limit, supported
                 )
-                plan = picked_plan or plan
+                if picked_plan or not decided["picked"]:
+                    # Its pick is its judgement: the facts it named, or none of them answers.
+                    picked_by_model, plan = True, picked_plan or plan
+                else:
+                    # It named facts but gave an answer they do not say: a pick the code cannot use,
+                    # as if the call had failed (realdocs2 d25: the extractive answer, support 0.64,
+                    # was right).
+                    unusable, declined = declined, None
+                    fallback = f"its pick could not be used: {unusable}"
     elif engine == "llm" and chosen:
         prompt, numbered = facts_prompt(WRITE, question, chosen, contradictions, limit)
         got, fallback = await structured_call(ctx, Written, prompt, state.get("deadline"))
@@ -123,9 +131,10 @@ async def write_answer(state: State, runtime: Runtime[Context]) -> dict:
                 )
     refused = declined
     if engine == "llm" and not (from_model or picked_by_model) and not refused:
-        # The model's call failed or its sentences were refused (llm_scope "judge" runs the extractive
-        # writer and never gets here): the extractive sentences stand in only where its judge would answer.
-        refused = stand_in_refused(ctx, state.get("support_source", ""), base["support_parts"])
+        # The model's call failed, its pick could not be used or its sentences were refused (llm_scope
+        # "judge" runs the extractive writer and never gets here): the extractive sentences stand in only
+        # where its judge would answer.
+        refused = stand_in_refused(ctx, state.get("support_source", ""), base["support_parts"], unusable)
     if refused:
         plan = []  # the model judged the facts to answer, but wrote nothing they support
     if from_model:  # checked above, the learned check included
