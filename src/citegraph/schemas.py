@@ -213,9 +213,11 @@ class Answer(BaseModel):
             for r in self.references:
                 date = f", {r.date}" if r.date else ""
                 quote = " ".join(r.quote.split())
-                # A web page (or a record with its URL) is named by its URL: where a reader can check the quote.
-                where = r.source if r.source.startswith(("https://", "http://")) else r.doc_id
-                lines.append(f'[{r.n}] {r.title or r.doc_id}{date} ({where}, {r.locator}): "{quote}"')
+                # Where a reader can check the quote: a web page (or a record with its URL) by its URL, a
+                # file by its name (not the server's path to it, nor the code's id for it).
+                web = r.source.startswith(("https://", "http://"))
+                where = r.source if web else (r.source.replace("\\", "/").rsplit("/", 1)[-1] or r.doc_id)
+                lines.append(f'[{r.n}] {r.title or where}{date} ({where}, {r.locator}): "{quote}"')
         if self.warnings:
             lines += ["", "Warnings"] + [f"- {w}" for w in self.warnings]
         if self.contradictions:

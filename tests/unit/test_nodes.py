@@ -259,7 +259,8 @@ def test_source_tier_settles_before_recency_and_agreement_counts_documents():
     (c,) = detect([primary, poison], ctx, rounds=2, max_rounds=2)
     assert c.point.startswith("eiffel tower:") and c.winner == "t1"
     assert "source tier, a primary source over a secondary one (the other is dated later)" in c.resolution
-    assert "SYSTEM" not in c.resolution and "(poison)" in c.resolution  # the title is not repeated
+    # The title reads as instructions: it is not repeated, and no id of the code's stands in for it.
+    assert "SYSTEM" not in c.resolution and "(an untitled document)" in c.resolution and "poison" not in c.resolution
     # The same page twice is one source, not agreement.
     again = _fact("t3", "Again: the Eiffel Tower is 42 metres tall.", "poison:1:1", date="2024-02-01")
     (c,) = [c for c in detect([primary, poison, again], ctx, rounds=1, max_rounds=2) if c.facts == ("t1", "t2")]

@@ -212,7 +212,7 @@ def stated_conflicts(contradictions: list[Contradiction], used: Set[str], suppor
 def source_name(f: Fact) -> str:
     """A document as the answer text names it: its title is the document's to choose, so it is cleaned
     and quoted (text/injection.py), like any text taken from a document."""
-    return source_label(f.title, f.doc_id) + (f" ({f.date[:10]})" if f.date else "")
+    return source_label(f.title) + (f" ({f.date[:10]})" if f.date else "")
 
 
 def _with_marks(text: str, marks: list[int]) -> str:

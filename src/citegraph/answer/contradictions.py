@@ -102,8 +102,8 @@ def settle(
             update={
                 "resolved": True,
                 "winner": w.id,
-                "resolution": f"{how}: kept “{w.text}” ({source_label(w.title, w.doc_id)}) over "
-                f"“{loser.text}” ({source_label(loser.title, loser.doc_id)})",
+                "resolution": f"{how}: kept “{w.text}” ({source_label(w.title)}) over "
+                f"“{loser.text}” ({source_label(loser.title)})",
             }
         )
 

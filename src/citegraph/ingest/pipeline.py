@@ -366,7 +366,7 @@ class Ingestor:
                 self.report.documents_unchanged += 1
                 continue
             fresh.append(doc)
-            flagged = passage_warning(f"{doc.title}\n{doc.text}", doc.title, doc.doc_id)
+            flagged = passage_warning(f"{doc.title}\n{doc.text}", doc.title, doc.source)
             if flagged:
                 self.report.warnings.append(f"{path}: {flagged}")
         # Records that vanished from a file that loaded cleanly are removed; if some records were

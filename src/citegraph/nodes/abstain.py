@@ -23,6 +23,7 @@ def reason(state: State, ctx: Context) -> str:
             "--llm-model (CITEGRAPH_LLM_BASE_URL, CITEGRAPH_LLM_MODEL), or ask in corpus mode"
         )
     evidence, facts = state.get("evidence", []), state.get("facts", [])
+    sources = {e.doc_id: e.source for e in evidence}
     if not evidence and len(shared_retriever(ctx.corpus_dir, ctx.chroma_url)) == 0:
         return f"the corpus {ctx.corpus_dir} holds no passages yet: add documents with `citegraph ingest`"
     if state.get("gaps"):
@@ -32,22 +33,23 @@ def reason(state: State, ctx: Context) -> str:
     if not facts:
         return f"{len(evidence)} passages were retrieved, but none states a fact that bears on the question"
     best = max(facts, key=lambda f: f.relevance)
+    named = source_label(best.title, sources.get(best.doc_id, ""))
     if not state.get("supported"):
         return (
             f"the closest fact (relevance {best.relevance:.2f}, below {ctx.min_fact_relevance:.2f}) does not "
-            f"bear on the question: “{best.text[:160]}” ({source_label(best.title, best.doc_id)})"
+            f"bear on the question: “{best.text[:160]}” ({named})"
         )
     judge = state.get("support_source")
     if judge in ("model", "reader"):
         return (
             f"the {judge} judged the passages not to state the answer (probability {state.get('support', 0.0):.2f}, "
             f"below {state.get('abstain_threshold', ctx.threshold(ctx.judge)):.2f}; closest: “{best.text[:160]}”, "
-            f"{source_label(best.title, best.doc_id)})"
+            f"{named})"
         )
     return (
         f"the best support for an answer is {state.get('support', 0.0):.2f}, below the threshold "
         f"{state.get('abstain_threshold', ctx.threshold(ctx.judge)):.2f}: the passages found are on the topic but "
-        f"do not state what is asked (closest: “{best.text[:160]}”, {source_label(best.title, best.doc_id)})"
+        f"do not state what is asked (closest: “{best.text[:160]}”, {named})"
     )
 
 
@@ -59,7 +61,7 @@ def searched(state: State) -> list[str]:
         docs = {e.doc_id for e in evidence}
         top = max(evidence, key=lambda e: e.scores.get("final", 0.0))
         out.append(
-            f"{len(evidence)} passages from {len(docs)} documents; best: {source_label(top.title, top.doc_id)} "
+            f"{len(evidence)} passages from {len(docs)} documents; best: {source_label(top.title, top.source)} "
             f"(score {top.scores.get('final', 0.0):.2f})"
         )
     return out

@@ -336,7 +336,7 @@ async def extract_facts(state: ExtractTask, runtime: Runtime[Context]) -> dict:
         )
 
     scored = [s for s in scored if not addressed(s[0]) and not addressed(s[3])]
-    warning = passage_warning(ev.text, ev.title, ev.doc_id)
+    warning = passage_warning(ev.text, ev.title, ev.source)
     facts = []
     for c, rel, typed, head, p in scored:
         fact = make_fact(ev, c, rel, typed, weight, p)

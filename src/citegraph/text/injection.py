@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
@@ -60,7 +61,7 @@ def instruction_reason(text: str) -> str | None:
     return None
 
 
-def passage_warning(text: str, title: str, doc_id: str) -> str | None:
+def passage_warning(text: str, title: str, source: str = "") -> str | None:
     """The warning shown where a passage that addresses the reader is retrieved, or None."""
     for why, pattern in _PATTERNS:
         m = pattern.search(text)
@@ -68,7 +69,7 @@ def passage_warning(text: str, title: str, doc_id: str) -> str | None:
             start = text.rfind("\n", 0, m.start()) + 1
             snippet = clean_title(text[start : m.end() + 60], 80)
             return (
-                f"{source_label(title, doc_id)} holds text that reads as instructions to a model ({why}: "
+                f"{source_label(title, source)} holds text that reads as instructions to a model ({why}: "
                 f"“{snippet}”); it is treated as data and never quoted as an answer"
             )
     return None
@@ -81,10 +82,13 @@ def clean_title(title: str, limit: int = 100) -> str:
     return kept if len(kept) <= limit else kept[: limit - 1].rstrip() + "…"
 
 
-def source_label(title: str, doc_id: str) -> str:
-    """How an answer names a document: its cleaned title in quotes, or its id when the title is empty
-    or reads as instructions (a title is the document's to choose, so it is never trusted as text)."""
-    cleaned = clean_title(title)
-    if not cleaned or instruction_reason(cleaned):
-        return doc_id
-    return f"“{cleaned}”"
+def source_label(title: str, source: str = "") -> str:
+    """How an answer names a document: its cleaned title in quotes, else its file's name, else "an
+    untitled document" when neither is there or each reads as instructions (a title or a file name is
+    the document's to choose, so it is never trusted as text). Never the code's own id for it: an id is
+    bookkeeping, not something a reader can use (issue 16)."""
+    for name in (title, Path(source).name if source else ""):
+        cleaned = clean_title(name)
+        if cleaned and not instruction_reason(cleaned):
+            return f"“{cleaned}”"
+    return "an untitled document"
