@@ -18,6 +18,11 @@ The choice maximises, averaged over the sets (each weighing the same), one of tw
   answers are right: an answerable question answered wrongly counts as well answered. Used until
   session 9 (it chose the reader at 0.22).
 
+With a model that picks the facts that answer (the LLM engine's default), the same replay chooses
+`pick_threshold` (`--judge sentences --stand-in 0.62`): a run at threshold 0 keeps the sentence
+scorer's support and whether the model's pick answered; where the pick failed and the extractive
+sentences stood in, they may only at the sentence scorer's own threshold.
+
 A run from `eval documents` holds both halves; `--dev` takes its dev questions, `--test` its test ones,
 and `RUN:all` all of them (benchmarks/realdocs is wholly dev since session 9, realdocs2 wholly test).
 
@@ -72,16 +77,20 @@ def load(run: Path, half: str) -> list[dict]:
                 "answered_at_0": not r["abstained"],
                 "right": right if right is None else bool(right),
                 "parts": r.get("support_parts", {}),
+                # With a model that picks the facts: its pick failed or could not be used, and the
+                # extractive sentences stood in (at threshold 0 they always may).
+                "stood_in": any(f.startswith("write") for f in r.get("fallbacks", [])),
             }
         )
     return rows
 
 
-def outcome(rows: list[dict], judge: str, t: float, wrong_cost: float = 1.0) -> dict[str, float]:
+def outcome(rows: list[dict], judge: str, t: float, wrong_cost: float = 1.0, stand_in: float = 0.0) -> dict[str, float]:
     score = JUDGES[judge]
     right, wrong, unknown, abst_ok, abst_bad, n_ans, n_un = 0, 0, 0, 0, 0, 0, 0
     for r in rows:
-        answered = r["answered_at_0"] and r["covered"] and score(r["parts"]) >= t
+        floor = max(t, stand_in) if r["stood_in"] else t  # a stand-in needs the extractive judge's own
+        answered = r["answered_at_0"] and r["covered"] and score(r["parts"]) >= floor
         if r["answerable"]:
             n_ans += 1
             if not answered:
@@ -127,6 +136,14 @@ def main() -> None:
     )
     p.add_argument("--judge", action="append", choices=list(JUDGES), help="choose among these only (repeatable)")
     p.add_argument("--at", metavar="JUDGE=T", help="choose nothing: report this judge and threshold")
+    p.add_argument(
+        "--stand-in",
+        type=float,
+        default=0.0,
+        metavar="T",
+        help="runs with a model that picks the facts (pick_threshold): where its pick failed, the extractive "
+        "sentences stand in only at this support (the sentence scorer's threshold, 0.62)",
+    )
     a = p.parse_args()
     key = "trust" if a.objective == "trust" else "youden_j"
     dev = {run_name(r): load(r, "dev") for r in a.dev}
@@ -134,7 +151,7 @@ def main() -> None:
     for judge in a.judge or JUDGES:
         print(f"  dev areas {judge:>9}: " + " ".join(f"{n} {area(rows, judge):.3f}" for n, rows in dev.items()))
         for t in THRESHOLDS:
-            u = float(np.mean([outcome(rows, judge, t, a.wrong_cost)[key] for rows in dev.values()]))
+            u = float(np.mean([outcome(rows, judge, t, a.wrong_cost, a.stand_in)[key] for rows in dev.values()]))
             if best is None or u > best[0] + 1e-9:
                 best = (u, judge, t)
     assert best is not None
@@ -146,17 +163,23 @@ def main() -> None:
             t = float(given)
         except ValueError:
             p.error(f"--at {a.at}: give JUDGE=THRESHOLD, e.g. sentences=0.6")
-        u = float(np.mean([outcome(rows, judge, t, a.wrong_cost)[key] for rows in dev.values()]))
+        u = float(np.mean([outcome(rows, judge, t, a.wrong_cost, a.stand_in)[key] for rows in dev.values()]))
         print(f"given: judge={judge} threshold={t} (mean {a.objective} on dev {u:.3f})")
     else:
         _, judge, t = best
         print(f"chosen on dev: judge={judge} threshold={t} (mean {a.objective} {best[0]:.3f})")
     for name, rows in dev.items():
-        print(f"  dev  {name}: " + fmt(outcome(rows, judge, t, a.wrong_cost)) + f"  area {area(rows, judge):.3f}")
+        print(
+            f"  dev  {name}: "
+            + fmt(outcome(rows, judge, t, a.wrong_cost, a.stand_in))
+            + f"  area {area(rows, judge):.3f}"
+        )
     for run in a.test:
         rows = load(run, "test")
         print(
-            f"  test {run_name(run)}: " + fmt(outcome(rows, judge, t, a.wrong_cost)) + f"  area {area(rows, judge):.3f}"
+            f"  test {run_name(run)}: "
+            + fmt(outcome(rows, judge, t, a.wrong_cost, a.stand_in))
+            + f"  area {area(rows, judge):.3f}"
         )
         for other in JUDGES:
             print(f"       {other:>9} area {area(rows, other):.3f}")
