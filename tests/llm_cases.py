@@ -5,6 +5,7 @@ graph makes matches a recorded one by method, path and body."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from citegraph.api import ask
 from citegraph.schemas import Answer
@@ -65,7 +66,9 @@ def build_corpus(folder: Path, corpus: Path, embedder) -> Path:
     return corpus
 
 
-def run_case(name: str, corpus: Path) -> Answer:
+def run_case(name: str, corpus: Path, **settings: Any) -> Answer:
+    """The recorded case; `settings` may change what decides on the model's replies (a threshold), not
+    what is sent to it (the requests must match the recording)."""
     question, scope, write = CASES[name]
     return ask(
         question,
@@ -78,6 +81,7 @@ def run_case(name: str, corpus: Path) -> Answer:
         llm_timeout_s=600,
         passages_precise=3,
         evidence_top_m=3,
+        **settings,
     )
 
 
