@@ -615,3 +615,20 @@ def test_lines_both_documents_state_and_a_rewording_between_releases_are_no_conf
     names = ("mmh3.README.txt", "mmh3.METADATA.txt")
     others = [e.model_copy(update={"source": n}) for e, n in zip(releases, names, strict=True)]
     assert [c.kind for c in detect([a, b], ctx, 0, 2, others)] == ["wording"]
+
+
+def test_a_changelog_heading_is_quoted_without_its_markup():
+    """The answer's sentence and its reference show the heading's words; the reference's span moves
+    with them, so the quote is still found in the passage at its span."""
+    from citegraph.text.claims import quote_at
+
+    text = "Noteworthy changes in release 4.9 (2022-11-06)\n" + "=" * 46
+    f = _fact("h", text, "sed:1:0")
+    plan = extractive_plan([f], [f], [])
+    assert plan == [("Noteworthy changes in release 4.9 (2022-11-06)", ["h"])]
+    ev = Evidence(chunk_id="sed:1:0", doc_id="sed", text=text, span=(0, len(text)))
+    sentences, refs, _ = validate(plan, [f], [ev], False)
+    (ref,) = refs
+    assert ref.quote == "Noteworthy changes in release 4.9 (2022-11-06)" and ref.span == (0, 46)
+    assert quote_at(ev.text, 0, ref.span, ref.quote)
+    assert sentences[0].text == "Noteworthy changes in release 4.9 (2022-11-06) [1]"

@@ -88,3 +88,26 @@ def test_a_quote_is_checked_at_its_span():
     assert quote_at(passage, 100, (118, 123), "3,357")
     assert not quote_at(passage, 100, (117, 122), "3,357")  # one character off
     assert not quote_at(passage, 100, (90, 95), "Mount")  # before the passage: never wraps around
+
+
+def test_a_quote_leaves_the_markup_around_its_words_out():
+    """Seen in realdocs answers: "## 2.28.0 (2022-06-09)", a NEWS heading with its "=====" underline, a
+    rule line before "Sed 4.0.4". The quote shown is the words, still the document's text at its span."""
+    from citegraph.text.claims import quotable
+
+    def shown(text: str) -> str:
+        a, z = quotable(text)
+        return text[a:z]
+
+    assert shown("## 2.28.0 (2022-06-09)") == "2.28.0 (2022-06-09)"
+    assert shown("Noteworthy changes in release 4.14 (2016-10-04)\n" + "=" * 47) == (
+        "Noteworthy changes in release 4.14 (2016-10-04)"
+    )
+    assert shown("-" * 76 + "\nSed 4.0.4") == "Sed 4.0.4"
+    assert shown("* When using -p option, strace exits") == "When using -p option, strace exits"
+    assert shown("### Title ##") == "Title"
+    # An option, a C# name, a dash inside the words: words, not markup.
+    assert shown("-n, --[no-]verify By default") == "-n, --[no-]verify By default"
+    assert shown("Written in C#") == "Written in C#"
+    assert shown("x - y") == "x - y"
+    assert shown("=====") == "====="  # nothing but markup: left whole

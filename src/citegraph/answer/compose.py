@@ -30,7 +30,7 @@ from citegraph.prompts import ABSTAIN, fence
 from citegraph.reader import evidence_text, get_support_checker
 from citegraph.schemas import Contradiction, Evidence, Fact, Reference, Sentence, locator
 from citegraph.text import answerability as ans
-from citegraph.text.claims import extract_numbers, quote_at
+from citegraph.text.claims import extract_numbers, quotable, quote_at
 from citegraph.text.injection import clean_title, source_label
 from citegraph.text.support import unsupported_terms
 from citegraph.text.tokens import tokenize
@@ -161,7 +161,7 @@ def extractive_plan(
     first when there is one (`lead`, else answerability's rules) and the sources do not disagree on it,
     then the quoted facts, then the conflicts still open (stated_conflicts)."""
     by_id = {f.id: f for f in facts}
-    plan = [(f.text.strip(), [f.id]) for f in chosen]
+    plan = [(shown(f)[0], [f.id]) for f in chosen]
     open_ = stated_conflicts(contradictions, {f.id for f in chosen}, supported)
     if chosen and question:
         top = chosen[0]
@@ -180,7 +180,7 @@ def extractive_plan(
         if value:
             plan.insert(0, (value, [source.id]))
         if heading is not None:
-            plan.insert(1 if value else 0, (heading.text.strip(), [heading.id]))
+            plan.insert(1 if value else 0, (shown(heading)[0], [heading.id]))
     for c in open_:
         a, b = (by_id.get(i) for i in c.facts)
         if a and b:
@@ -207,6 +207,13 @@ def stated_conflicts(contradictions: list[Contradiction], used: Set[str], suppor
     taken = [c for c in open_ if set(c.facts) & used]
     more = [c for c in open_ if c not in taken and set(c.facts) <= supported]
     return taken + more[:MORE_CONFLICTS]
+
+
+def shown(f: Fact) -> tuple[str, tuple[int, int]]:
+    """The fact's quote as a user reads it, and its document span: without the heading hashes, bullet or
+    rule lines around its words (text/claims.quotable), so still exactly the document's text there."""
+    a, z = quotable(f.text)
+    return f.text[a:z], (f.span[0] + a, f.span[0] + z)
 
 
 def source_name(f: Fact) -> str:
@@ -345,6 +352,7 @@ def cite(checked: list[Checked], evidence: list[Evidence]) -> tuple[list[Sentenc
         marks = []
         for f in c.cited:
             if f.id not in refs:
+                quote, span = shown(f)
                 refs[f.id] = Reference(
                     n=len(refs) + 1,
                     doc_id=f.doc_id,
@@ -352,9 +360,9 @@ def cite(checked: list[Checked], evidence: list[Evidence]) -> tuple[list[Sentenc
                     title=clean_title(f.title),  # the document's own words: no control characters
                     date=f.date,
                     source=passages[f.chunk_id].source,
-                    span=f.span,
-                    quote=f.text,
-                    locator=locator(f.page, f.span),
+                    span=span,
+                    quote=quote,
+                    locator=locator(f.page, span),
                 )
             marks.append(refs[f.id].n)
         sentences.append(Sentence(text=_with_marks(c.text, marks), citations=marks))

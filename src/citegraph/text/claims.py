@@ -312,6 +312,39 @@ def _cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+# What a quote need not carry of a document's markup: a heading's hashes ("## 2.28.0 (2022-06-09)"), a
+# list item's bullet ("* When using -p …"), a rule or underline on a line of its own before or after
+# the words ("Noteworthy changes in release 4.14 (2016-10-04)\n====="). What is left is still the
+# document's text at its span.
+_LEAD_MARK = re.compile(r"\s+|#{1,6}[ \t]+|[*•‣+-][ \t]+")
+_TRAIL_MARK = re.compile(r"(?:\s+|[ \t]+#+)$")
+
+
+def quotable(text: str) -> tuple[int, int]:
+    """The span of `text` (start, end offsets into it) a user is shown as its quote: `text` without the
+    markup around its words; all of it when nothing but markup is there."""
+    a, z = 0, len(text)
+    while a < z:
+        line_end = text.find("\n", a, z)
+        if line_end != -1 and _RULE.match(text[a:line_end]):
+            a = line_end + 1
+            continue
+        m = _LEAD_MARK.match(text, a, z)
+        if not m or m.end() == a:
+            break
+        a = m.end()
+    while z > a:
+        line_start = text.rfind("\n", a, z)
+        if line_start != -1 and _RULE.match(text[line_start + 1 : z]):
+            z = line_start
+            continue
+        m = _TRAIL_MARK.search(text, a, z)
+        if not m or m.start() == z:
+            break
+        z = m.start()
+    return (a, z) if _WORD.search(text, a, z) else (0, len(text))
+
+
 def quote_at(passage: str, passage_start: int, span: tuple[int, int], quote: str) -> bool:
     """Whether `quote` is exactly the passage's text at the document span `span` (the passage starts at
     `passage_start` of its document): a citation's check that its quote is where it says it is."""
