@@ -83,6 +83,13 @@ def test_key_terms_are_what_a_passage_must_mention():
     assert ans.key_terms(q, english) == ["sed"]
     assert ans.key_terms("Was the testing of the LM during Apollo 5 a failure?", english) == ["Apollo", "5"]
     assert "5" in ans.key_terms("Whose arms purchases became 5 times Israel's?", english)
+    # A number that starts a word is that word, as a passage's tokens read it (realdocs2 c14: "section
+    # 3type" asked for '3', which "3type" does not hold); an ordinal or a unit stays a number.
+    q = "Since which man-db version is section 3type among the sections man looks in by default?"
+    assert ans.key_terms(q, english) == ["3type"]
+    assert ans.uncovered(["3type"], "man now searches section 3type by default") == []
+    assert ans.key_terms("What does the 3rd argument of it mean?", english) == ["3"]
+    assert ans.key_terms("Does it wait for 100ms?", english) == ["100"]
     # A version is there as written, give or take a "v" and trailing zeros; never a longer release.
     assert ans.uncovered(["2.39"], "git-2.39.0.RelNotes") == []
     assert ans.uncovered(["2.0"], "v2.0 Migration Guide") == []

@@ -489,7 +489,13 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
             and before.group(1).islower()
             and not re.match(r"\s*[A-Za-z]", question[m.end() :])
         )
-        if not label:
+        glued = re.match(r"[A-Za-z_]\w*", question[m.end() :])
+        if glued and (len(glued.group(0)) >= 4 or re.search(r"[\d_]", glued.group(0))):
+            # A number that starts a word ("section 3type") is part of that word, as the tokenizer reads
+            # it in a passage; an ordinal ("3rd"), a decade ("1990s") or a unit ("100ms", "10km") is
+            # short and stays a number.
+            terms.append(m.group(0) + glued.group(0))
+        elif not label:
             terms.append(m.group(0))
     for w in re.findall(r"[A-Za-z][\w-]*", re.sub(r"['’]s\b", "", question)):
         low = w.lower()
