@@ -199,6 +199,7 @@ def test_code_tables_and_markup_are_not_prose():
     # A record's field states a fact, however many symbols its value holds.
     assert text_kind("Requires-Python: >=2.7, !=3.0.*, !=3.1.*, !=3.2.*") == "prose"
     assert text_kind("Note: x = {a: b}; y = [1, 2];") == "code"
+    assert text_kind("// error: cannot borrow `i` as mutable more than once at a time }") == "code"
     # Stage directions are left out of claims; long sentences are cut, quotes still exact.
     text = "Thank you all so much. (Applause.) The economy grew by 3 percent."
     assert [c.text for c in claims(text)] == ["Thank you all so much.", "The economy grew by 3 percent."]

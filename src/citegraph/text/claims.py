@@ -237,7 +237,9 @@ def text_kind(text: str) -> str:
     symbols = sum(ch in _CODE_CHARS for ch in stripped)
     if symbols / max(1, len(stripped)) > 0.08 and symbols >= 4:
         return "code"
-    if re.search(r"^\s*(def|class|import|from \S+ import|function|var|let|const|return)\b|[;{]\s*$", stripped, re.M):
+    if re.match(r"(//|/\*)\s", stripped):
+        return "code"  # a comment in a code block ("// error: cannot borrow `i` as mutable … }")
+    if re.search(r"^\s*(def|class|import|from \S+ import|function|var|let|const|return)\b|[;{}]\s*$", stripped, re.M):
         return "code" if symbols >= 2 else "prose"
     return "prose"
 
