@@ -632,3 +632,34 @@ def test_a_changelog_heading_is_quoted_without_its_markup():
     assert ref.quote == "Noteworthy changes in release 4.9 (2022-11-06)" and ref.span == (0, 46)
     assert quote_at(ev.text, 0, ref.span, ref.quote)
     assert sentences[0].text == "Noteworthy changes in release 4.9 (2022-11-06) [1]"
+
+
+def test_an_abstention_below_the_threshold_names_the_fact_its_support_came_from():
+    """realdocs2 c01: "the best support for an answer is 0.30 … (closest: 'nice - run a program with
+    modified scheduling priority')" named the most relevant line, not the one scored 0.30."""
+    from citegraph.nodes.abstain import reason
+
+    name = _fact("n", "nice - run a program with modified\n   scheduling priority", "nice:1:0", relevance=0.9)
+    default = _fact("d", "-n, --adjustment=N add integer N to the niceness (default 10)", "nice:1:1", relevance=0.5)
+    name, default = (
+        name.model_copy(update={"answer_p": 0.1}),
+        default.model_copy(update={"answer_p": 0.3, "typed": True}),
+    )
+    ev = [
+        Evidence(chunk_id=f.chunk_id, doc_id="nice", title="nice.1", text=f.text, span=f.span) for f in (name, default)
+    ]
+    state = {
+        "mode": "corpus",
+        "evidence": ev,
+        "facts": [name, default],
+        "supported": ["n", "d"],
+        "support": 0.3,
+        "support_source": "sentences",
+        "abstain_threshold": 0.62,
+    }
+    why = reason(state, Context())
+    assert why.startswith("the best support for an answer is 0.30, below the threshold 0.62")
+    assert "(default 10)" in why and "scheduling" not in why
+    # With the lexical judge the most relevant fact is the one scored; its line break reads as a space.
+    why = reason({**state, "support_source": "lexical", "support": 0.9}, Context())
+    assert "“nice - run a program with modified scheduling priority”" in why

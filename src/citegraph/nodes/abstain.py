@@ -37,19 +37,24 @@ def reason(state: State, ctx: Context) -> str:
     if not state.get("supported"):
         return (
             f"the closest fact (relevance {best.relevance:.2f}, below {ctx.min_fact_relevance:.2f}) does not "
-            f"bear on the question: “{best.text[:160]}” ({named})"
+            f"bear on the question: “{' '.join(best.text.split())[:160]}” ({named})"
         )
     judge = state.get("support_source")
+    if judge in ("lexical", "sentences"):
+        # The fact whose score is the support reported, not merely the most relevant one.
+        supported = set(state.get("supported", []))
+        best = ans.strongest([f for f in facts if f.id in supported], judge) or best
+        named = source_label(best.title, sources.get(best.doc_id, ""))
+    closest = " ".join(best.text.split())[:160]  # a quote's line breaks and indents are not the point here
     if judge in ("model", "reader"):
         return (
             f"the {judge} judged the passages not to state the answer (probability {state.get('support', 0.0):.2f}, "
-            f"below {state.get('abstain_threshold', ctx.threshold(ctx.judge)):.2f}; closest: “{best.text[:160]}”, "
-            f"{named})"
+            f"below {state.get('abstain_threshold', ctx.threshold(ctx.judge)):.2f}; closest: “{closest}”, {named})"
         )
     return (
         f"the best support for an answer is {state.get('support', 0.0):.2f}, below the threshold "
         f"{state.get('abstain_threshold', ctx.threshold(ctx.judge)):.2f}: the passages found are on the topic but "
-        f"do not state what is asked (closest: “{best.text[:160]}”, {named})"
+        f"do not state what is asked (closest: “{closest}”, {named})"
     )
 
 

@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Protocol
 
+from citegraph.schemas import Fact
 from citegraph.text.claims import Claim, extract_entities
 from citegraph.text.dates import find_date, written_dates
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, Vocabulary, tokenize
@@ -745,6 +746,17 @@ def support(scored: Iterable[tuple[float, bool]]) -> float:
     for rel, typed in scored:
         best = max(best, rel if typed else rel * TYPE_DISCOUNT)
     return round(best, 4)
+
+
+def strongest(facts: Sequence[Fact], judge: str) -> Fact | None:
+    """The fact whose score `support` took for the lexical or sentence judge: the one an abstention
+    below the threshold names as the closest."""
+
+    def score(f: Fact) -> float:
+        rel = (f.answer_p or 0.0) if judge == "sentences" else f.relevance
+        return rel if f.typed else rel * TYPE_DISCOUNT
+
+    return max(facts, key=score, default=None)
 
 
 IdfLookup = Callable[[list[str]], dict[str, float]]
