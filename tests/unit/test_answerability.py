@@ -26,6 +26,12 @@ def test_the_question_decides_the_kind_of_value():
     assert ans.answer_type("When bc is started with the math library (-l), what is the scale set to?") is None
     assert ans.answer_type("If I run tar without -f, which environment variable does it read?") == "code"
     assert ans.answer_type("When was Python 3.8 released, and by whom?") == "date"
+    # A question that opens with its preposition is not a condition ("On which platform …, when you
+    # switch ABIs, …" asks no date; realdocs2 d12 gave "no passage states a date" as its reason).
+    q = "On which CPU platform does libffi warn that, when you switch between ABIs, concurrent use is unsafe?"
+    assert ans.answer_type(q) is None
+    q = "On a system whose login.defs keeps the defaults, how many UIDs are kept for system accounts?"
+    assert ans.answer_type(q) == "number"
     # A hyphenated word between "which" and what is asked is one word of the phrase.
     assert ans.answer_type("Which libffi-specific environment variable sets the directory?") == "code"
     assert ans.answer_type("Since which man-db version is section 3type searched?") == "version"

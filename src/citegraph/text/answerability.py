@@ -95,7 +95,9 @@ TYPE_DISCOUNT = 0.75
 # A leading clause that sets a condition ("When bc is started with -l, what is the scale?",
 # "If I run tar without -f, which variable…"): the question proper follows the comma.
 _CONDITION = re.compile(
-    r"^\s*(when|if|once|after|before|while|with|without|in|for|on)\b[^,?]*,\s*"
+    # Not a question that opens with its preposition: "On which CPU platform does libffi warn that, when
+    # you switch ABIs, …" is the question, not a condition before it.
+    r"^\s*(when|if|once|after|before|while|with|without|in|for|on)\b(?!\s+(what|which|whose|how)\b)[^,?]*,\s*"
     r"(?=(what|which|who|whom|whose|where|when|how|why|is|are|does|do|did|can|will|should)\b)",
     re.IGNORECASE,
 )
