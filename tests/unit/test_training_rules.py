@@ -86,3 +86,26 @@ def test_a_model_written_question_is_kept_only_if_the_sentence_answers_it_in_oth
     # The programs and packages of the real-documents benchmarks are never trained on.
     names = excluded_names()
     assert same_program("nice", names) and same_program("wget", names) and not same_program("ionice", names)
+
+
+def test_a_manual_pair_points_at_its_sentence_in_the_text_as_loaded(tmp_path):
+    """training/manual_pairs.py: the scorer trains on the claim at `start` of the loaded text, so the
+    offset must be the sentence's there (markup the loader keeps or drops moves it), and a pair whose
+    sentence the loader does not keep is skipped, not trained on at a wrong place."""
+    from manual_pairs import convert
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/tool.md").write_text(
+        "# tool\n\nSome intro text here.\n\nThe default   timeout is\n30 seconds.\n", encoding="utf-8"
+    )
+    pairs = [
+        {"id": "p1", "file": "docs/tool.md", "question": "How long does tool wait?", "answer": "30 seconds",
+         "sentence": "The default timeout is 30 seconds."},
+        {"id": "p2", "file": "docs/tool.md", "question": "Why?", "answer": "", "sentence": "Not in the file."},
+    ]  # fmt: skip
+    rows, missing = convert(pairs, tmp_path, tmp_path / "texts")
+    assert missing == ["p2"]
+    (row,) = rows
+    text = (tmp_path / "texts" / "docs__tool.md.loaded.txt").read_text(encoding="utf-8")
+    assert " ".join(text[row["start"] :].split()).startswith("The default timeout is 30 seconds.")
+    assert row["answer"] == "30 seconds" and row["doc"] == "docs__tool.md"
