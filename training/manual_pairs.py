@@ -31,12 +31,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def locate(sentence: str, text: str) -> int | None:
-    """Where `sentence` starts in `text`, any run of whitespace matching any other."""
+    """Where `sentence` starts in `text`, any run of whitespace matching any other; failing that, where its
+    letters and digits start, so a sentence the loader repaired (a PDF or man page hyphenation joined,
+    Markdown emphasis or a reST role removed) is still found. Short sentences need the exact match: a
+    handful of letters could start anywhere."""
     words = sentence.split()
     if not words:
         return None
     m = re.search(r"\s+".join(map(re.escape, words)), text)
-    return m.start() if m else None
+    if m:
+        return m.start()
+    needle = "".join(c for c in sentence if c.isalnum())
+    if len(needle) < 20:
+        return None
+    at = [i for i, c in enumerate(text) if c.isalnum()]
+    found = "".join(text[i] for i in at).find(needle)
+    return at[found] if found >= 0 else None
 
 
 def convert(pairs: list[dict], root: Path, texts: Path) -> tuple[list[dict], list[str]]:

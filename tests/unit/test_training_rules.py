@@ -96,16 +96,22 @@ def test_a_manual_pair_points_at_its_sentence_in_the_text_as_loaded(tmp_path):
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs/tool.md").write_text(
-        "# tool\n\nSome intro text here.\n\nThe default   timeout is\n30 seconds.\n", encoding="utf-8"
+        "# tool\n\nSome intro text here.\n\nThe default   timeout is\n30 seconds.\n\n"
+        "Use **--force** to skip the confirmation prompt entirely.\n",
+        encoding="utf-8",
     )
     pairs = [
         {"id": "p1", "file": "docs/tool.md", "question": "How long does tool wait?", "answer": "30 seconds",
          "sentence": "The default timeout is 30 seconds."},
         {"id": "p2", "file": "docs/tool.md", "question": "Why?", "answer": "", "sentence": "Not in the file."},
+        {"id": "p3", "file": "docs/tool.md", "question": "How do I skip the prompt?", "answer": "--force",
+         "sentence": "Use **--force** to skip the confirmation prompt entirely."},
     ]  # fmt: skip
     rows, missing = convert(pairs, tmp_path, tmp_path / "texts")
     assert missing == ["p2"]
-    (row,) = rows
+    row, marked = rows
     text = (tmp_path / "texts" / "docs__tool.md.loaded.txt").read_text(encoding="utf-8")
     assert " ".join(text[row["start"] :].split()).startswith("The default timeout is 30 seconds.")
     assert row["answer"] == "30 seconds" and row["doc"] == "docs__tool.md"
+    # the loader removed the emphasis the reader copied: found by its letters, at the loaded sentence
+    assert text[marked["start"] :].startswith("Use --force to skip")
