@@ -144,6 +144,20 @@ def test_only_the_same_attribute_of_the_same_subject_conflicts():
         "Requires-Dist: Werkzeug (<2.0,>=0.15)", "Requires-Dist: Werkzeug>=3.0.0", "Flask-1.1.4.METADATA", "flask-3.0.3"
     )
     assert c is not None and (c.values, c.point) == (("<2.0,>=0.15", ">=3.0.0"), "flask: Requires-Dist: Werkzeug")
+    # Supported Pythons stated in prose (email_validator's 1.1.3 METADATA and 2.1.1 README): the label
+    # names the attribute, not the words that describe the package.
+    c = compare(
+        "A robust email address syntax and deliverability validation library for Python 2.7/3.4+ by Joshua Tauberer.",
+        "A robust email address syntax and deliverability validation library for Python 3.8+ by Joshua Tauberer.",
+        "email_validator-1.1.3.METADATA",
+        "email_validator-2.1.1.README",
+    )
+    assert c is not None and (c.kind, c.values) == ("version", ("2.7/3.4+", "3.8+"))
+    assert c.point == "email_validator: supported Python versions"
+    c = compare(
+        "Rich requires Python 3.6.1 and above.", "Rich requires Python 3.7.0 and above.", "rich-10.0.0", "rich-13.7.1"
+    )
+    assert c is not None and c.point == "rich: requires Python"
     # Only dotted versions are specifiers: "> 1,500 litres" is a quantity, its value the number.
     c = compare("The plant produces > 1,500 litres daily.", "The plant produces > 1,800 litres daily.")
     assert c is not None and (c.kind, c.values) == ("number", ("1,500", "1,800"))

@@ -231,9 +231,12 @@ def _written(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> str:
     return written
 
 
-def _attribute(raw: list[str], low: list[str], i1: int, i2: int, subject: set[str] | None = None) -> str:
-    """The words just before the value (and the one it counts, after it): what the value is of,
-    without the subject's own name ("Rich requires Python" under "rich" is "requires Python")."""
+def _attribute(
+    raw: list[str], low: list[str], i1: int, i2: int, subject: set[str] | None = None, counts: bool = True
+) -> str:
+    """The words just before the value (and the one it counts, after it, unless `counts` is False: a
+    version counts nothing, "3.6.1 and above" is not of "above"): what the value is of, without the
+    subject's own name ("Rich requires Python" under "rich" is "requires Python")."""
     before: list[str] = []
     for j in range(i1 - 1, max(-1, i1 - 7), -1):
         t = low[j]
@@ -246,12 +249,25 @@ def _attribute(raw: list[str], low: list[str], i1: int, i2: int, subject: set[st
     after = next(
         (
             raw[j]
-            for j in range(i2, min(len(raw), i2 + 3))
+            for j in range(i2, min(len(raw), i2 + 3) if counts else i2)
             if raw[j].isalpha() and raw[j].islower() and low[j] not in STOPWORDS | _SCALES | _QUALIFIERS
         ),
         "",
     )
     return " ".join(w for w in (words, after) if w)
+
+
+_SUPPORTED_ON = {"for", "on", "with", "under", "supports", "supporting"}
+
+
+def _version_attribute(words: str) -> str:
+    """A version after "for Python" or "supports Python" is of the Python versions supported: the words
+    before them describe the package ("A robust email address syntax and deliverability validation library
+    for Python 3.8+" is "supported Python versions", not "… validation library for Python")."""
+    tail = words.split()[-2:]
+    if len(tail) == 2 and tail[0].lower() in _SUPPORTED_ON and tail[1][:1].isupper() and tail[1].isalpha():
+        return f"supported {tail[1]} versions"
+    return words
 
 
 Opcode = tuple[str, int, int, int, int]
@@ -341,7 +357,7 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         point = prefix + _attribute(a_raw, a_low, i1, i2, set(subject))
         versions = any(_VERSIONISH.match(t) for t in la + lb) or any(ch in "<>=~^" for ch in wa + wb)
         if versions:
-            point = prefix + _attribute(a_raw, a_low, i1, i1, set(subject))  # "or later" is not what it is of
+            point = prefix + _version_attribute(_attribute(a_raw, a_low, i1, i2, set(subject), counts=False))
             return Conflict("version", (wa, wb), point, sim)
         if all(_YEAR.match(t) or t in _MONTHS for t in ca + cb) and len(pa) == len(pb) == 1:
             return Conflict("date", (wa, wb), point, sim)
