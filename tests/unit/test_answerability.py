@@ -5,7 +5,7 @@ from citegraph.answer.compose import choose_facts
 from citegraph.answer.subqueries import extractive_sub_queries
 from citegraph.embed import known_words
 from citegraph.nodes.extract import extractive_facts, heading_for, with_antecedent
-from citegraph.nodes.judge import covered_facts
+from citegraph.nodes.judge import covered_facts, value_below_bar
 from citegraph.schemas import Evidence, Fact
 from citegraph.text import answerability as ans
 from citegraph.text.claims import claims, text_kind
@@ -138,6 +138,21 @@ def test_a_fact_answers_only_if_its_passage_covers_the_question():
         "How many instances does the wine dataset have?", [_fact(ev.text, ev, False)], [ev], set()
     )
     assert facts == [] and gaps == ["no passage found states a number for what is asked"]
+    # ... unless one was found but judged too far from the question: name it, so the user can read it
+    # (split(1): "default size is 1000 lines" is a clause of its own, cut from what it is the size of).
+    man = _ev("Output pieces of FILE to PREFIXaa, PREFIXab, ...; default size is 1000 lines.", title="split.1")
+    below = _fact("default size is 1000 lines.", man).model_copy(update={"relevance": 0.32})
+    q = "How many lines end up in each output piece of split by default?"
+    said = value_below_bar(q, ["no passage found states a number for what is asked"], [below], [man], set(), 0.35)
+    assert said == [
+        "no passage close to the question states a number; the closest that does, “default size is 1000 lines.” "
+        "(“split.1”), is not close enough to be taken for the answer (relevance 0.32, below 0.35)"
+    ]
+    # A sentence that does not cover the question, or gaps of another kind, are left as they were.
+    other = "How many lines does csplit put in each piece by default?"
+    assert value_below_bar(other, gaps, [below], [man], set(), 0.35) == gaps
+    absent = ["the passages found do not mention 'PostgreSQL'"]
+    assert value_below_bar(q, absent, [below], [man], set(), 0.35) == absent
     # Nor a "why" by a sentence that gives no reason (tomli's README: the mode, not why).
     ev = _ev("tomli.load() needs the TOML file opened in binary mode (with the rb flag).", title="tomli README")
     why = "Why does tomli.load() require the TOML file to be opened in binary mode?"

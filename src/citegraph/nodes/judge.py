@@ -37,6 +37,7 @@ from citegraph.reader import get_reader
 from citegraph.schemas import Evidence, Fact
 from citegraph.state import State
 from citegraph.text import answerability as ans
+from citegraph.text.injection import source_label
 
 
 def usable_facts(state: State) -> list[Fact]:
@@ -126,6 +127,37 @@ def covered_facts(
     return out, list(dict.fromkeys(gaps))[:1] if not out else []
 
 
+def value_below_bar(
+    question: str,
+    gaps: list[str],
+    others: list[Fact],
+    evidence: list[Evidence],
+    unseen: set[str],
+    min_relevance: float,
+    written: Set[str] = frozenset(),
+) -> list[str]:
+    """The gaps an abstention names, corrected where they would mislead: "no passage found states a
+        number" when a sentence that covers the question and states one was found but judged too far from
+        it (split(1)'s "default size is 1000 lines, …", relevance 0.32) names that sentence, so a user can
+        read it, and says why it was not taken. `others` are the facts below the relevance bar of the documents
+    that bear on the question."""
+    if not gaps or not gaps[0].startswith("no passage found states a"):
+        return gaps
+    typed = sorted((f for f in others if f.typed), key=lambda f: -f.relevance)
+    near, _ = covered_facts(question, typed, evidence, unseen, written)
+    if not near:
+        return gaps
+    f = near[0]
+    ev = next((e for e in evidence if e.chunk_id == f.chunk_id), None)
+    named = source_label(f.title or (ev.title if ev else "") or "", ev.source if ev else "")
+    kind = ans.answer_type(question)
+    return [
+        f"no passage close to the question states a {kind}; the closest that does, “{' '.join(f.text.split())[:160]}” "
+        f"({named}), is not close enough to be taken for the answer (relevance {f.relevance:.2f}, below "
+        f"{min_relevance:.2f})"
+    ]
+
+
 @timed
 async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
@@ -139,6 +171,11 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     relevant = [f for f in usable if ans.bears(f.relevance, f.answer_p, ctx.min_fact_relevance)]
     relevant = sorted(relevant + later_releases(question, relevant, usable), key=lambda f: -f.relevance)
     supported, gaps = covered_facts(question, relevant, evidence, unseen, written)
+    if not supported:
+        # A sentence of a document that bears on the question, not any number the passages hold.
+        kept, docs = {f.id for f in relevant}, {f.doc_id for f in relevant}
+        others = [f for f in usable if f.id not in kept and f.doc_id in docs]
+        gaps = value_below_bar(question, gaps, others, evidence, unseen, ctx.min_fact_relevance, written)
     lexical = ans.support((f.relevance, f.typed) for f in supported)
     support, source, fallback = lexical, "lexical", None
     parts = {"lexical": lexical}
