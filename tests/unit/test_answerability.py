@@ -197,6 +197,19 @@ def test_a_default_of_nothing_named_is_read_and_quoted_with_the_sentence_before(
     assert "3000" in best.text and "infinite loop" in best.text and facts[0][2]  # typed: holds the number
 
 
+def test_a_default_after_a_semicolon_is_read_and_quoted_with_its_clause():
+    # split(1): the clause before the semicolon says what the default size is of.
+    text = (
+        "DESCRIPTION\n       Output  pieces  of FILE to PREFIXaa, PREFIXab, ...; default size is 1000 lines, and "
+        "default PREFIX is 'x'.\n\n       With no FILE, or when FILE is -, read standard input."
+    )
+    cs = claims(text)
+    default = next(c for c in cs if c.text.startswith("default size"))
+    got = with_antecedent(default, cs, text)
+    assert got.text.startswith("Output  pieces  of FILE") and got.text.endswith("default PREFIX is 'x'.")
+    assert text[got.start : got.end] == got.text
+
+
 def test_a_number_word_that_picks_out_of_a_group_counts_nothing():
     q = "How many hashing rounds does libc use?"
     assert ans.answer_values("number", "If only one of the SHA_CRYPT_MIN_ROUNDS values is set, it is used.", q) == []
