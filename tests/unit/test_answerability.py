@@ -83,6 +83,15 @@ def test_key_terms_are_what_a_passage_must_mention():
     q = "gzip's default level and zlib's Z_DEFAULT_COMPRESSION: do they match? Under which name?"
     assert ans.key_terms(q, english) == ["Z_DEFAULT_COMPRESSION", "gzip", "zlib"]
     assert ans.key_terms("My project has a lockfile. What does callable mean?", english) == []
+    # The first person names no one, nor does a run of capitals carried over a sentence's end
+    # (realdocs3 e01, e17, e19: "no passage mentions \"I'm\"").
+    q = "I'm not root on this box. Can chage still show when my password runs out?"
+    assert ans.key_terms(q, english) == ["chage"]
+    assert ans.key_terms("Say I kill processes with fuser: which signal?", english) == ["fuser"]
+    assert ans.key_terms("Unless I configure it, which proxies does Gunicorn trust?", english) == ["Gunicorn"]
+    assert ans.key_terms("It has an HTTP API. If I call it twice, what happens?", english) == ["HTTP API"]
+    assert ans.key_terms("What happened after World War I ended?", english) == ["World War I"]
+    assert ans.key_terms("Who built the church of St. Nicholas?", english) == ["St. Nicholas"]
     assert ans.uncovered(["PostgreSQL", "TCP"], "ssh forwards a TCP port") == ["PostgreSQL"]
     # A bare digit is how a question counts ("line 1"), not a name a passage must repeat.
     q = "Since which sed release does the 'r' command accept address 0, to insert a file ahead of line 1?"

@@ -473,14 +473,7 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
     ("itsdangerous")."""
     terms: list[str] = []
     terms += [m.group(1) or m.group(2) for m in _QUOTED.finditer(question)]
-    openers = {m.group(1) for m in re.finditer(r"(?:^|[.?!:]\s+)\W*(\w+)", question)}
-    for e in extract_entities(question):
-        e = re.sub(r"['’]s\b", "", e).strip()
-        # A capital that only starts a sentence ("My project…", "Under which…") names nothing.
-        if e in openers and english and _known(e.lower(), english):
-            continue
-        if len(e) > 1:
-            terms.append(e)
+    terms += _names(question, english)
     terms += [m.group(0).strip("`") for m in _CODE.finditer(question)]
     # Numbers, but not a digit that labels a thing ("line 1", "address 0", "level 3"): that is how a
     # question counts, and a passage says "the first line". "Apollo 5" (a name) and "5 times" stay.
@@ -524,6 +517,32 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
             out.append(t.strip())
     # A term inside a longer one ("Union" in "State of the Union") adds nothing.
     return [t for t in out if not any(t != o and set(tokenize(t)) < set(tokenize(o)) for o in out)]
+
+
+_FIRST_PERSON = re.compile(r"I(?:['’](?:m|ve|d|ll))?")
+
+
+def _names(question: str, english: frozenset[str]) -> list[str]:
+    """The question's capitalised names: runs of capitalised words, each cut at a sentence's end ("…
+    API. If I" is two runs). A capital that only starts a sentence ("My project…", "Under which…") names
+    nothing, nor does the first person ("I'm not root…", "Say I kill…", "Unless I configure…")."""
+    openers = {m.group(1) for m in re.finditer(r"(?:^|[.?!:]\s+)\W*(\w+)", question)}
+    out = []
+    for run in extract_entities(question):
+        # A sentence ends where a dictionary word opens the next ("PATH. Which"), not at an
+        # abbreviation's point ("St. Nicholas", "Mrs. Dalloway").
+        ends = re.finditer(r"(?<!\b[A-Z][a-z])(?<!\b[A-Z][a-z]{2})[.?!:]\s+(?=(\w+))", run)
+        cuts = [m.end() for m in ends if _known(m.group(1).lower(), english)]
+        for e in (run[i:j] for i, j in zip([0, *cuts], [*cuts, len(run)], strict=True)):
+            e = re.sub(r"['’]s\b", "", e).strip(".,;:'’- ")
+            words = e.split()
+            if words and words[0] in openers and english and _known(words[0].lower(), english):
+                words = words[1:]
+            if all(_FIRST_PERSON.fullmatch(w) for w in words):
+                continue
+            if len(e) > 1:
+                out.append(e)
+    return out
 
 
 def _unknown_parts(word: str, english: frozenset[str]) -> list[str]:
