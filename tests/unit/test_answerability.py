@@ -243,6 +243,21 @@ def test_code_tables_and_markup_are_not_prose():
     assert text_kind("Requires-Python: >=2.7, !=3.0.*, !=3.1.*, !=3.2.*") == "prose"
     assert text_kind("Note: x = {a: b}; y = [1, 2];") == "code"
     assert text_kind("// error: cannot borrow `i` as mutable more than once at a time }") == "code"
+    # A call is code, however few symbols it holds (Rich's README: its table rows were quoted as prose);
+    # a sentence about one is not, nor is a man page's justified line that ends in "(", nor its header.
+    assert (
+        text_kind('table.add_row(\n    "May 25, 2018",\n    "Solo: A Star Wars Story",\n    "$393,151,347",\n)')
+        == "code"
+    )
+    assert text_kind('console.print("Hello", "World!", style="bold red")') == "code"
+    assert text_kind("app = Flask(__name__, instance_relative_config=True)") == "code"
+    assert text_kind("ParseResults.asXML() - if used for debugging, switch to using ParseResults.dump()") == "prose"
+    justified = (
+        "is meant to be invoked with the proper values of new file (\n   /usr/share/x.el ), and dest file (\n"
+        "  /etc/x.el ), and it should do the rest."
+    )
+    assert text_kind(justified) == "prose"
+    assert text_kind("JOURNALD.CONF(5)                 journald.conf                JOURNALD.CONF(5)") == "prose"
     # Stage directions are left out of claims; long sentences are cut, quotes still exact.
     text = "Thank you all so much. (Applause.) The economy grew by 3 percent."
     assert [c.text for c in claims(text)] == ["Thank you all so much.", "The economy grew by 3 percent."]

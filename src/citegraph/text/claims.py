@@ -204,6 +204,17 @@ _OPTION_LINE = re.compile(r"^\s*(-{1,2}[A-Za-z0-9][\w-]*|\+[A-Za-z])(=\S+|\s+[A-
 _PROMPT = re.compile(r"^\s*(\$|>>>|\.\.\.|#include|%|C:\\>)\s")
 _CODE_CHARS = set("{}[]()<>;=|\\$`*&^~")
 _RULE = re.compile(r"^[\s\-=_*#~^+.`:|]{3,}$")
+# A statement of code that prose does not start with: a dotted name called ("table.add_row(…)",
+# "console.print(…)") or assigned from a call ("table = Table(…)"), on the whole text.
+# (Not a man page's header, "ld.so(8)   System Manager's Manual   ld.so(8)".)
+# …and not a sentence about one ("ParseResults.asXML() - if used for debugging, switch to …", a man
+# page's justified line ending in "("): four plain words in a row, outside strings and comments.
+_PLAIN_WORDS = re.compile(r"\b[a-z]+,? [a-z]+,? [a-z]+,? [a-z]+\b")
+_STRINGS = re.compile(r"\"[^\"]*\"|'[^']*'|#.*")
+_BRACKET_LINE = re.compile(r"[(\[{]\s*$|^\s*[)\]}]")
+_CALL = re.compile(
+    r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\((?!\d\w*\)).*\)\s*;?$|^[A-Za-z_][\w.]*\s*=\s*[\w.]+\(.*\)\s*;?$", re.S
+)
 
 
 # One field of a record (METADATA, a Debian control file, an e-mail header): a capitalised key of
@@ -239,6 +250,11 @@ def text_kind(text: str) -> str:
         return "code"
     if re.match(r"(//|/\*)\s", stripped):
         return "code"  # a comment in a code block ("// error: cannot borrow `i` as mutable … }")
+    if not _PLAIN_WORDS.search(_STRINGS.sub("", stripped)):
+        if _CALL.match(stripped):
+            return "code"  # a method call or an assignment from a call ('console.print("Hello", …)')
+        if len(lines) >= 3 and sum(bool(_BRACKET_LINE.search(ln)) for ln in lines) >= 2:
+            return "code"  # lines that open or close arguments, a list, a block: 'table.add_row(', ')'
     if re.search(r"^\s*(def|class|import|from \S+ import|function|var|let|const|return)\b|[;{}]\s*$", stripped, re.M):
         return "code" if symbols >= 2 else "prose"
     return "prose"
