@@ -76,6 +76,22 @@ def test_an_off_topic_question_is_abstained_on_with_its_reason(mixed: Path):
     assert "PostgreSQL" in a.answer  # the reason is in what the user reads
 
 
+def test_a_thing_the_question_only_describes_is_not_answered_by_what_it_names(mixed: Path):
+    # Which dataset "that dataset" is, the extractive engine does not work out; the wine dataset's own
+    # count (178) would be a cited wrong answer.
+    q = (
+        "The wine recognition dataset's description mentions another dataset of three classes. "
+        "How many instances does that dataset have?"
+    )
+    a = ask(q, corpus=str(mixed))
+    assert a.abstained and "“that dataset”" in a.abstain_reason and "178" not in a.answer
+    # Named, it is answered.
+    a = ask(
+        "The wine recognition dataset has three classes. How many instances does that dataset have?", corpus=str(mixed)
+    )
+    assert not a.abstained and a.sentences[0].text == "178 [1]."
+
+
 def test_quotes_are_clean_text(mixed: Path, embedder):
     with Corpus.open(mixed, embedder.identity.as_dict()) as c:
         texts = {d["title"]: c.ledger.get_chunks(c.ledger.live_chunk_ids()) for d in c.ledger.documents()}

@@ -435,3 +435,15 @@ def test_the_latest_release_is_the_greatest_version_not_the_best_worded_line():
     supported = [f.id for f in facts if f.under]
     chosen = choose_facts(facts, supported, set(), 2, question=q)
     assert [f.text for f in chosen] == ["Security: Fix use-after-free in xsltApplyTemplates."]
+
+
+def test_a_thing_described_but_not_named_is_a_back_reference():
+    q = "HTTPX's README credits another library for its API layout. Under which licence is that library released?"
+    assert ans.back_reference(q) == "that library"
+    q = "The getpcaps manual says its output is shared with another libcap tool. When that other tool runs, how deep?"
+    assert ans.back_reference(q) == "that other tool"
+    # Named before ("The wine dataset"), or one sentence: nothing to look for first.
+    assert ans.back_reference("The wine dataset has 3 classes. How many instances does that dataset have?") is None
+    assert ans.back_reference("Which option of gzip did that release add?") is None
+    # Not a thing: "look this up".
+    assert ans.back_reference("I look things up by an id. Which option turns this up?") is None

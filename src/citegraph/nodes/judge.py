@@ -171,6 +171,12 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     relevant = [f for f in usable if ans.bears(f.relevance, f.answer_p, ctx.min_fact_relevance)]
     relevant = sorted(relevant + later_releases(question, relevant, usable), key=lambda f: -f.relevance)
     supported, gaps = covered_facts(question, relevant, evidence, unseen, written)
+    reference = ans.back_reference(question)
+    if reference and supported and not (model_picks(ctx) or model_judges(ctx)):
+        # The extractive engine answers from the facts that mention what the question names; the thing
+        # asked about here is named by none of its words (realdocs b15: "HTTPX is BSD licensed" for the
+        # licence of the library HTTPX credits). A model reading the passages may find it.
+        supported, gaps = [], [ans.BACK_REFERENCE_GAP.format(reference)]
     if not supported:
         # A sentence of a document that bears on the question, not any number the passages hold.
         kept, docs = {f.id for f in relevant}, {f.doc_id for f in relevant}

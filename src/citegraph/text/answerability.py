@@ -458,6 +458,38 @@ def the_value(kind: AnswerType, text: str, question: str) -> str | None:
     return closest[0] if len(closest) == 1 else None
 
 
+# A question in two sentences whose last refers back to a thing the first only describes ("HTTPX's README
+# credits another library for its API layout. Under which licence is that library released?").
+_SENTENCE_END = re.compile(r"(?<=[.?!:;])\s+(?=[A-Z])")
+_BACK_REFERENCE = re.compile(r"\b(?:that|this|these|those)\s+(?:other\s+)?([a-z][\w-]+)", re.IGNORECASE)
+
+
+def back_reference(question: str) -> str | None:
+    """The words by which the question's last sentence names a thing an earlier sentence describes but
+    does not name ("that library", "that other tool", "that packaging version"), or None. Such a question
+    is asked of a thing that must first be found (the library HTTPX's README credits); a fact about the
+    things the question names (HTTPX's own licence) does not answer it."""
+    parts = _SENTENCE_END.split(question.strip())
+    if len(parts) < 2:
+        return None
+    before = " ".join(parts[:-1]).lower()
+    for m in _BACK_REFERENCE.finditer(parts[-1]):
+        word = m.group(1).lower()
+        # Described, not named: brought in by an indefinite word ("another library", "an option", "a
+        # helper program"); "The wine dataset has … How many … does that dataset have?" names it.
+        described = rf"\b(?:another|an?|one|some|certain|separate)\s+(?:[\w'’-]+\s+){{0,3}}?{re.escape(word)}s?\b"
+        if word not in STOPWORDS and len(word) >= 3 and re.search(described, before):
+            return m.group(0)
+    return None
+
+
+# The gap an extractive abstention names for such a question.
+BACK_REFERENCE_GAP = (
+    "the question asks about “{}”, which it describes but does not name: without a model citegraph does "
+    "not work out what that is, and the facts found are about what the question does name"
+)
+
+
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]|(?:^|(?<=\s))[‘']([^'’\s][^'’]{1,58})['’](?=[\s.,;:?!]|$)")
 _NAME_LIKE = re.compile(r"^[A-Z][a-z]*[A-Z]|^[A-Z]{2,}|\d")  # CamelCase, acronyms, words with digits
 
