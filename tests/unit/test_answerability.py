@@ -92,6 +92,8 @@ def test_key_terms_are_what_a_passage_must_mention():
     assert ans.key_terms("It has an HTTP API. If I call it twice, what happens?", english) == ["HTTP API"]
     assert ans.key_terms("What happened after World War I ended?", english) == ["World War I"]
     assert ans.key_terms("Who built the church of St. Nicholas?", english) == ["St. Nicholas"]
+    assert ans.key_terms("Did George W. Bush sign it?", english) == ["George W. Bush"]
+    assert ans.key_terms("Type I error rate: which test is it?", english) == ["Type I"]
     assert ans.uncovered(["PostgreSQL", "TCP"], "ssh forwards a TCP port") == ["PostgreSQL"]
     # A bare digit is how a question counts ("line 1"), not a name a passage must repeat.
     q = "Since which sed release does the 'r' command accept address 0, to insert a file ahead of line 1?"
@@ -252,11 +254,16 @@ def test_code_tables_and_markup_are_not_prose():
     assert text_kind('console.print("Hello", "World!", style="bold red")') == "code"
     assert text_kind("app = Flask(__name__, instance_relative_config=True)") == "code"
     assert text_kind("ParseResults.asXML() - if used for debugging, switch to using ParseResults.dump()") == "prose"
-    justified = (
-        "is meant to be invoked with the proper values of new file (\n   /usr/share/x.el ), and dest file (\n"
-        "  /etc/x.el ), and it should do the rest."
+    justified = (  # ucf(1), as the man page justifies it
+        "of installed emacsen by calling it with the proper values of new file (\n"
+        "       /usr/share/emacs/site-lisp/<pkg>/<pkg-init.el  ),  and  dest   file   (\n"
+        "       /etc/emacs21/site-start.d/50<pkg-init.el ), and it should do the rest."
     )
     assert text_kind(justified) == "prose"
+    assert text_kind("If  this  option  is  given  (\n  and  the  file  exists\n  )  tar  overwrites  it.") == "prose"
+    # An apostrophe opens no string, nor does "#123" a comment: the words around them are prose.
+    assert text_kind("session.close() doesn't close the pool; it's the adapter's job (see below)") == "prose"
+    assert text_kind("app.run() (see #123 for why this is not safe in production)") == "prose"
     assert text_kind("JOURNALD.CONF(5)                 journald.conf                JOURNALD.CONF(5)") == "prose"
     # Stage directions are left out of claims; long sentences are cut, quotes still exact.
     text = "Thank you all so much. (Applause.) The economy grew by 3 percent."
@@ -442,8 +449,21 @@ def test_a_thing_described_but_not_named_is_a_back_reference():
     assert ans.back_reference(q) == "that library"
     q = "The getpcaps manual says its output is shared with another libcap tool. When that other tool runs, how deep?"
     assert ans.back_reference(q) == "that other tool"
-    # Named before ("The wine dataset"), or one sentence: nothing to look for first.
-    assert ans.back_reference("The wine dataset has 3 classes. How many instances does that dataset have?") is None
-    assert ans.back_reference("Which option of gzip did that release add?") is None
-    # Not a thing: "look this up".
-    assert ans.back_reference("I look things up by an id. Which option turns this up?") is None
+    # The words that name it, as far as the earlier sentence uses them.
+    q = "My msgfmt manual page is for a particular gettext-tools release. When did that gettext release come out?"
+    assert ans.back_reference(q) == "that gettext release"
+    q = "The tar NEWS mentions a new option. In which release was that new option added?"
+    assert ans.back_reference(q) == "that new option"
+    # Named where it is brought in, named before ("The wine dataset"), brought in by the user or by a
+    # question: nothing to look for first.
+    for q in (
+        "HTTPX credits another library, Requests, for its API. Under which licence is that library released?",
+        "gzip accepts an option -9. What does that option do?",
+        "Tar has an option named --strip-components. What does that option do?",
+        "A user can set an environment variable HTTPS_PROXY. Does httpx honour that variable?",
+        "Rich has a Table class. How do I add a row to that table?",
+        "The wine dataset has 3 classes. How many instances does that dataset have?",
+        "I set a timeout. Is that timeout in seconds?",
+        "What is a zombie process? How can I kill that process?",
+    ):
+        assert ans.back_reference(q) is None, q

@@ -171,12 +171,6 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     relevant = [f for f in usable if ans.bears(f.relevance, f.answer_p, ctx.min_fact_relevance)]
     relevant = sorted(relevant + later_releases(question, relevant, usable), key=lambda f: -f.relevance)
     supported, gaps = covered_facts(question, relevant, evidence, unseen, written)
-    reference = ans.back_reference(question)
-    if reference and supported and not (model_picks(ctx) or model_judges(ctx)):
-        # The extractive engine answers from the facts that mention what the question names; the thing
-        # asked about here is named by none of its words (realdocs b15: "HTTPX is BSD licensed" for the
-        # licence of the library HTTPX credits). A model reading the passages may find it.
-        supported, gaps = [], [ans.BACK_REFERENCE_GAP.format(reference)]
     if not supported:
         # A sentence of a document that bears on the question, not any number the passages hold.
         kept, docs = {f.id for f in relevant}, {f.doc_id for f in relevant}
@@ -208,6 +202,12 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
             # exactly: its lexical relevance stands where the reader reads it as 0.12.
             parts["field"] = round(field.relevance, 4)
             support = max(support, parts["field"])
+    reference = ans.back_reference(question)
+    if reference and supported and source != "model" and not model_picks(ctx):
+        # Without a model's reading (none configured, or its call failed) the facts are those that mention
+        # what the question names; the thing asked about is named by none of its words (realdocs b15:
+        # "HTTPX is BSD licensed" for the licence of the library HTTPX credits).
+        supported, gaps = [], [ans.BACK_REFERENCE_GAP.format(reference)]
     engine = "llm" if model_judges(ctx) and passages else "extractive"
     detail = f"support {support:.2f} ({source}; lexical {lexical:.2f})" + (f"; {gaps[0]}" if gaps else "")
     return {

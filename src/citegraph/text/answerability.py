@@ -461,32 +461,53 @@ def the_value(kind: AnswerType, text: str, question: str) -> str | None:
 # A question in two sentences whose last refers back to a thing the first only describes ("HTTPX's README
 # credits another library for its API layout. Under which licence is that library released?").
 _SENTENCE_END = re.compile(r"(?<=[.?!:;])\s+(?=[A-Z])")
-_BACK_REFERENCE = re.compile(r"\b(?:that|this|these|those)\s+(?:other\s+)?([a-z][\w-]+)", re.IGNORECASE)
+_BACK_REFERENCE = re.compile(r"\b(?:that|this|these|those)\s+(?:other\s+)?((?:[\w-]+\s+){0,2}[\w-]+)", re.IGNORECASE)
+# What names a thing right after the words that bring it in: "an option -9", "a setting called workers",
+# "another library, Requests,", "a variable HTTPS_PROXY", "a `Table` class".
+_NAMED_AFTER = re.compile(r"^,?\s*(?:(?:called|named)\s+\S|[-`'\"“(]|[A-Z]|\w*[_\d])")
+_FIRST_PERSON_I = re.compile(r"\bI\b")
+
+
+def _used(word: str, text: str) -> bool:
+    return word.lower() not in STOPWORDS and re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE) is not None
 
 
 def back_reference(question: str) -> str | None:
     """The words by which the question's last sentence names a thing an earlier sentence describes but
-    does not name ("that library", "that other tool", "that packaging version"), or None. Such a question
+    does not name ("that library", "that other tool", "that gettext release"), or None. Such a question
     is asked of a thing that must first be found (the library HTTPX's README credits); a fact about the
-    things the question names (HTTPX's own licence) does not answer it."""
+    things the question names (HTTPX's own licence) does not answer it. Not a back reference: a thing
+    named where it is brought in ("an option -9", "a setting called workers"), one the user brings in
+    ("I set a timeout. Is that timeout in seconds?"), or one a question asked ("What is a zombie process?")."""
     parts = _SENTENCE_END.split(question.strip())
     if len(parts) < 2:
         return None
-    before = " ".join(parts[:-1]).lower()
+    told = [p for p in parts[:-1] if not p.rstrip().endswith("?") and not _FIRST_PERSON_I.search(p)]
+    before = " ".join(told)
     for m in _BACK_REFERENCE.finditer(parts[-1]):
-        word = m.group(1).lower()
-        # Described, not named: brought in by an indefinite word ("another library", "an option", "a
-        # helper program"); "The wine dataset has … How many … does that dataset have?" names it.
-        described = rf"\b(?:another|an?|one|some|certain|separate)\s+(?:[\w'’-]+\s+){{0,3}}?{re.escape(word)}s?\b"
-        if word not in STOPWORDS and len(word) >= 3 and re.search(described, before):
-            return m.group(0)
+        words = m.group(1).split()
+        for n, word in enumerate(words):
+            if word.lower() in STOPWORDS or len(word) < 3:
+                continue
+            # Brought in by an indefinite word ("another library", "an option", "a helper program") and
+            # not named there.
+            described = rf"\b(?:another|an?|one|some|certain|separate)\s+(?:[\w'’-]+\s+){{0,3}}?{re.escape(word)}s?\b"
+            found = re.search(described, before, re.IGNORECASE)
+            if found is None or _NAMED_AFTER.match(before[found.end() :]) or found.group(0).split()[-1][:1].isupper():
+                continue
+            # The words that name it, as long as the earlier sentences use them too ("that gettext
+            # release", "that new option"; not "that library does jsonschema").
+            last = n
+            while last + 1 < len(words) and _used(words[last + 1], before):
+                last += 1
+            return parts[-1][m.start() : m.start(1)] + " ".join(words[: last + 1])
     return None
 
 
 # The gap an extractive abstention names for such a question.
 BACK_REFERENCE_GAP = (
-    "the question asks about “{}”, which it describes but does not name: without a model citegraph does "
-    "not work out what that is, and the facts found are about what the question does name"
+    "the question asks about “{}” without naming it, and without a model citegraph does not find out what "
+    "it is; name it in the question, or ask with a model (--llm-base-url)"
 )
 
 
@@ -551,7 +572,13 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
     return [t for t in out if not any(t != o and set(tokenize(t)) < set(tokenize(o)) for o in out)]
 
 
-_FIRST_PERSON = re.compile(r"I(?:['’](?:m|ve|d|ll))?")
+_I_CONTRACTION = re.compile(r"I['’](?:m|ve|d|ll)")
+# Words after which a lone "I" is the first person ("Say I kill…", "Unless I configure…"), not a roman
+# numeral ("Type I error", "Part I").
+_CLAUSE_OPENERS = frozenset(
+    "say suppose if unless when whenever once after before while since because although though so but and "
+    "then now can could do does did should would will may might must am have had where what which how why".split()
+)
 
 
 def _names(question: str, english: frozenset[str]) -> list[str]:
@@ -562,15 +589,17 @@ def _names(question: str, english: frozenset[str]) -> list[str]:
     out = []
     for run in extract_entities(question):
         # A sentence ends where a dictionary word opens the next ("PATH. Which"), not at an
-        # abbreviation's point ("St. Nicholas", "Mrs. Dalloway").
-        ends = re.finditer(r"(?<!\b[A-Z][a-z])(?<!\b[A-Z][a-z]{2})[.?!:]\s+(?=(\w+))", run)
+        # abbreviation's or an initial's point ("St. Nicholas", "Mrs. Dalloway", "U.S. Navy", "George W. Bush").
+        ends = re.finditer(r"(?<!\b[A-Z])(?<!\b[A-Z][a-z])(?<!\b[A-Z][a-z]{2})[.?!:]\s+(?=(\w+))", run)
         cuts = [m.end() for m in ends if _known(m.group(1).lower(), english)]
         for e in (run[i:j] for i, j in zip([0, *cuts], [*cuts, len(run)], strict=True)):
             e = re.sub(r"['’]s\b", "", e).strip(".,;:'’- ")
-            words = e.split()
+            words, opener = e.split(), None
             if words and words[0] in openers and english and _known(words[0].lower(), english):
-                words = words[1:]
-            if all(_FIRST_PERSON.fullmatch(w) for w in words):
+                opener, words = words[0], words[1:]
+            if not words or all(_I_CONTRACTION.fullmatch(w) for w in words):
+                continue
+            if words == ["I"] and opener is not None and opener.lower() in _CLAUSE_OPENERS:
                 continue
             if len(e) > 1:
                 out.append(e)

@@ -209,8 +209,10 @@ _RULE = re.compile(r"^[\s\-=_*#~^+.`:|]{3,}$")
 # (Not a man page's header, "ld.so(8)   System Manager's Manual   ld.so(8)".)
 # …and not a sentence about one ("ParseResults.asXML() - if used for debugging, switch to …", a man
 # page's justified line ending in "("): four plain words in a row, outside strings and comments.
-_PLAIN_WORDS = re.compile(r"\b[a-z]+,? [a-z]+,? [a-z]+,? [a-z]+\b")
-_STRINGS = re.compile(r"\"[^\"]*\"|'[^']*'|#.*")
+_PLAIN_WORDS = re.compile(r"\b[a-z]+,?[ \t]+[a-z]+,?[ \t]+[a-z]+,?[ \t]+[a-z]+\b")
+# Strings and comments: quotes that open and close a string on one line (not an apostrophe: "doesn't"),
+# "#" that starts a comment (not "see #123").
+_STRINGS = re.compile(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|(?:^|(?<=\s))#(?:\s.*)?$", re.M)
 _BRACKET_LINE = re.compile(r"[(\[{]\s*$|^\s*[)\]}]")
 _CALL = re.compile(
     r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\((?!\d\w*\)).*\)\s*;?$|^[A-Za-z_][\w.]*\s*=\s*[\w.]+\(.*\)\s*;?$", re.S
