@@ -467,3 +467,15 @@ def test_a_thing_described_but_not_named_is_a_back_reference():
         "What is a zombie process? How can I kill that process?",
     ):
         assert ans.back_reference(q) is None, q
+
+
+def test_a_compound_the_documents_also_write_apart_is_words():
+    from citegraph.retrievers.hybrid import written_apart
+
+    texts = ["Mount it read-only.", "The file is opened read only, and apt-get is not run."]
+    assert written_apart({"read-only", "apt-get"}, texts) == {"read-only"}
+    assert written_apart({"read-only"}, ["read, only"]) == set()
+    # So a question's "read-only" is plain words to coverage, "apt-get" a name.
+    english = known_words()
+    q = "Which apt-get option mounts it read-only?"
+    assert ans.key_terms(q, english, {"read-only", "apt-get"} - written_apart({"read-only"}, texts)) == ["apt-get"]

@@ -21,16 +21,17 @@ import json
 import math
 import re
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal, TypedDict, Unpack
 
 import numpy as np
 
-from citegraph.embed import Embedder, get_embedder
+from citegraph.embed import Embedder, get_embedder, known_words
 from citegraph.errors import InputError
 from citegraph.resources import shared
 from citegraph.retrievers import fusion, rerank
@@ -60,6 +61,19 @@ class Scope(TypedDict, total=False):
 
 _VALUE = re.compile(r"\d+(?:[.,]\d+)*")
 _COMPOUND = re.compile(r"\b[A-Za-z][a-z0-9]*(?:-[A-Za-z0-9]+)+\b")
+
+
+def written_apart(compounds: Collection[str], texts: Iterable[str]) -> set[str]:
+    """The two-word compounds ("read-only") that the texts also write as two words ("read only")."""
+    pairs = {tuple(c.split("-")): c for c in compounds}
+    out: set[str] = set()
+    for text in texts:
+        words = _WORD_OR_MARK.findall(text.lower())
+        out.update(pairs[p] for p in pairwise(words) if p in pairs)
+    return out
+
+
+_WORD_OR_MARK = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
 
 
 @dataclass
@@ -164,6 +178,13 @@ class HybridRetriever:
             found: set[str] = set()
             for text in self.corpus.ledger.live_texts():
                 found.update(m.lower() for m in _COMPOUND.findall(text))
+            # A compound of dictionary words the documents also write apart ("read-only" and "read only",
+            # "command-line" and "command line") is words, as a user may write them either way; one they
+            # never write apart ("apt-get", "run-parts") or with a part no dictionary holds
+            # ("charset-normalizer") names something.
+            english = known_words()
+            plain = {w for w in found if w.count("-") == 1 and all(p in english for p in w.split("-"))}
+            found -= written_apart(plain, self.corpus.ledger.live_texts())
             paths = (info["path"] or "" for info in self._docs.values())
             found.update(document_name(Path(p).name) for p in paths if p and "://" not in p)
             self._names = frozenset(w for w in found if len(w) >= 3)
