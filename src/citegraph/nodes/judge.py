@@ -137,9 +137,9 @@ def value_below_bar(
     written: Set[str] = frozenset(),
 ) -> list[str]:
     """The gaps an abstention names, corrected where they would mislead: "no passage found states a
-        number" when a sentence that covers the question and states one was found but judged too far from
-        it (split(1)'s "default size is 1000 lines, …", relevance 0.32) names that sentence, so a user can
-        read it, and says why it was not taken. `others` are the facts below the relevance bar of the documents
+    number" when a sentence that covers the question and states one was found but judged too far from it
+    (split(1)'s "default size is 1000 lines, …", relevance 0.32) names that sentence, so a user can read
+    it, and says why it was not taken. `others` are the facts below the relevance bar of the documents
     that bear on the question."""
     if not gaps or not gaps[0].startswith("no passage found states a"):
         return gaps

@@ -246,13 +246,17 @@ def _attribute(
     while before and subject and before[0].lower() in subject:
         before = before[1:]
     words = " ".join(before).replace(" - ", "-").replace(" : ", ": ").strip(" :=<>!~^,(#*")
-    after = next(
-        (
-            raw[j]
-            for j in range(i2, min(len(raw), i2 + 3) if counts else i2)
-            if raw[j].isalpha() and raw[j].islower() and low[j] not in STOPWORDS | _SCALES | _QUALIFIERS
-        ),
-        "",
+    after = (
+        next(
+            (
+                raw[j]
+                for j in range(i2, min(len(raw), i2 + 3))
+                if raw[j].isalpha() and raw[j].islower() and low[j] not in STOPWORDS | _SCALES | _QUALIFIERS
+            ),
+            "",
+        )
+        if counts
+        else ""
     )
     return " ".join(w for w in (words, after) if w)
 
