@@ -454,6 +454,11 @@ def test_a_thing_described_but_not_named_is_a_back_reference():
     assert ans.back_reference(q) == "that gettext release"
     q = "The tar NEWS mentions a new option. In which release was that new option added?"
     assert ans.back_reference(q) == "that new option"
+    # A release referred back to whose number the question never gives.
+    q = "wheel 0.43.0 updated its vendored copy of packaging. On what date was that packaging version released?"
+    assert ans.back_reference(q) == "that packaging version"
+    q = "h11's description names the last series that ran on Python 2. When did that series start?"
+    assert ans.back_reference(q) == "that series"
     # Named where it is brought in, named before ("The wine dataset"), brought in by the user or by a
     # question: nothing to look for first.
     for q in (
@@ -465,6 +470,8 @@ def test_a_thing_described_but_not_named_is_a_back_reference():
         "The wine dataset has 3 classes. How many instances does that dataset have?",
         "I set a timeout. Is that timeout in seconds?",
         "What is a zombie process? How can I kill that process?",
+        "wheel 0.43.0 updated its vendored packaging to 24.0. On what date was that packaging version released?",
+        "Django 4.2 is a long-term support release. Until when is that release supported?",
     ):
         assert ans.back_reference(q) is None, q
 

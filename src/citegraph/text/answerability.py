@@ -466,6 +466,7 @@ _BACK_REFERENCE = re.compile(r"\b(?:that|this|these|those)\s+(?:other\s+)?((?:[\
 # "another library, Requests,", "a variable HTTPS_PROXY", "a `Table` class".
 _NAMED_AFTER = re.compile(r"^,?\s*(?:(?:called|named)\s+\S|[-`'\"“(]|[A-Z]|\w*[_\d])")
 _FIRST_PERSON_I = re.compile(r"\bI\b")
+_NAMED_BEFORE = re.compile(r"\b(?:is|was)\s+$")
 
 
 def _used(word: str, text: str) -> bool:
@@ -495,13 +496,36 @@ def back_reference(question: str) -> str | None:
             found = re.search(described, before, re.IGNORECASE)
             if found is None or _NAMED_AFTER.match(before[found.end() :]) or found.group(0).split()[-1][:1].isupper():
                 continue
+            if _NAMED_BEFORE.search(before[: found.start()]):
+                continue  # "Django 4.2 is a long-term support release": its subject names it
             # The words that name it, as long as the earlier sentences use them too ("that gettext
             # release", "that new option"; not "that library does jsonschema").
             last = n
             while last + 1 < len(words) and _used(words[last + 1], before):
                 last += 1
             return parts[-1][m.start() : m.start(1)] + " ".join(words[: last + 1])
-    return None
+    return _unstated_version(parts[-1], before)
+
+
+# "that packaging version", "that series", "that patchlevel": a release the question refers back to.
+_VERSION_REFERENCE = re.compile(r"\b(?:that|this)\s+(?:([\w.-]+)\s+)?(?:version|release|series|patchlevel)\b", re.I)
+_VERSION_NUMBER = r"v?\d+(?:\.\d+)+"
+
+
+def _unstated_version(last: str, before: str) -> str | None:
+    """The words of a reference back to a release whose number the earlier sentences never give ("wheel
+    0.43.0 updated its vendored copy of packaging. On what date was that packaging version released?"):
+    which release it is must first be found. A release stated before ("packaging to 24.0", "Django 4.2
+    is an LTS. When does that release…") is named."""
+    m = _VERSION_REFERENCE.search(last)
+    if m is None or not before:
+        return None
+    name = m.group(1)
+    if name and name.lower() not in STOPWORDS and _used(name, before):
+        stated = rf"\b{re.escape(name)}[\w-]*(?:\s+[\w-]+){{0,2}}?\s+{_VERSION_NUMBER}"  # "packaging to 24.0"
+    else:
+        stated = _VERSION_NUMBER
+    return None if re.search(stated, before, re.IGNORECASE) else m.group(0)
 
 
 # The gap an extractive abstention names for such a question.
