@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.context import Context
+from citegraph.context import JUDGE_THRESHOLDS, Context
 from citegraph.text.claims import extract_numbers
 from llm_cases import ABSTAINS, CASES, CASSETTES, build_corpus, run_case, vcr_config
 
@@ -144,7 +144,7 @@ def test_an_answer_in_the_questions_words_only_is_no_answer(corpus: Path):
     this support is below, so the answer abstains and says why. (Recorded when pick_threshold was 0.3;
     at today's 0.45 the judge abstains first, below.)"""
     answer = replay("young-pigeons-quotes", corpus, pick_threshold=0.4)
-    assert 0.4 <= answer.support < 0.62 and answer.support_source == "sentences"
+    assert 0.4 <= answer.support < JUDGE_THRESHOLDS["sentences"] and answer.support_source == "sentences"
     assert answer.abstained and not answer.sentences
     assert answer.abstain_reason.startswith("the model's answer 'young pigeons' is only the question's words, and")
 
