@@ -19,12 +19,13 @@ The choice maximises, averaged over the sets (each weighing the same), one of tw
   session 9 (it chose the reader at 0.22).
 
 With a model that picks the facts that answer (the LLM engine's default), the same replay chooses
-`pick_threshold` (`--judge sentences --stand-in 0.62`): a run at threshold 0 keeps the sentence
+`pick_threshold` (`--judge sentences --stand-in 0.55`, the scorer's default): a run at threshold 0 keeps the sentence
 scorer's support and whether the model's pick answered; where the pick failed and the extractive
 sentences stood in, they may only at the sentence scorer's own threshold.
 
 A run from `eval documents` holds both halves; `--dev` takes its dev questions, `--test` its test ones,
-and `RUN:all` all of them (benchmarks/realdocs is wholly dev since session 9, realdocs2 wholly test).
+and `RUN:all` all of them (benchmarks/realdocs is wholly dev since session 9, realdocs2 since session 12;
+realdocs3-7 are held out).
 
     .venv/bin/python benchmarks/choose_judge.py --dev RUN... --test RUN...
 """
@@ -142,7 +143,7 @@ def main() -> None:
         default=0.0,
         metavar="T",
         help="runs with a model that picks the facts (pick_threshold): where its pick failed, the extractive "
-        "sentences stand in only at this support (the sentence scorer's threshold, 0.62)",
+        "sentences stand in only at this support (the sentence scorer's default threshold)",
     )
     a = p.parse_args()
     key = "trust" if a.objective == "trust" else "youden_j"
