@@ -457,8 +457,13 @@ def test_a_thing_described_but_not_named_is_a_back_reference():
     # A release referred back to whose number the question never gives.
     q = "wheel 0.43.0 updated its vendored copy of packaging. On what date was that packaging version released?"
     assert ans.back_reference(q) == "that packaging version"
-    q = "h11's description names the last series that ran on Python 2. When did that series start?"
-    assert ans.back_reference(q) == "that series"
+    q = "Our CI broke yesterday. What did that release fix?"
+    assert ans.back_reference(q) == "that release"
+    # Another thing's number does not name it; one after its own name does, in any sentence.
+    q = "We use pipenv 2023.12.1 and pip. When was that pip version released?"
+    assert ans.back_reference(q) == "that pip version"
+    q = "The inspiration for HTTPX's API was another library. Under which licence is that library released?"
+    assert ans.back_reference(q) == "that library"
     # Named where it is brought in, named before ("The wine dataset"), brought in by the user or by a
     # question: nothing to look for first.
     for q in (
@@ -472,6 +477,17 @@ def test_a_thing_described_but_not_named_is_a_back_reference():
         "What is a zombie process? How can I kill that process?",
         "wheel 0.43.0 updated its vendored packaging to 24.0. On what date was that packaging version released?",
         "Django 4.2 is a long-term support release. Until when is that release supported?",
+        "Django 4.2, a long-term support release, is popular. Until when is that release supported?",
+        "wheel pins packaging==24.0. When was that packaging version released?",
+        "We use Django. I upgraded to 4.2. When does support for that release end?",
+        "We upgraded pip yesterday. What changed in that release, 24.0?",
+        "Our CI moved to v2. What did that release fix?",
+        "Node 20 became LTS. What changed in that release?",
+        # "that" opening a clause, a compound, a pandas series: no release pointed back at.
+        "Our CI broke yesterday. Is it true that version 2.0 dropped Python 3.7?",
+        "We read the pip FAQ. Does it say that version pinning is recommended?",
+        "The docs cover setuptools. Which tool writes this release notes file?",
+        "A pandas DataFrame has a column age. How do I convert this series to a list?",
     ):
         assert ans.back_reference(q) is None, q
 

@@ -466,20 +466,54 @@ _BACK_REFERENCE = re.compile(r"\b(?:that|this|these|those)\s+(?:other\s+)?((?:[\
 # "another library, Requests,", "a variable HTTPS_PROXY", "a `Table` class".
 _NAMED_AFTER = re.compile(r"^,?\s*(?:(?:called|named)\s+\S|[-`'\"“(]|[A-Z]|\w*[_\d])")
 _FIRST_PERSON_I = re.compile(r"\bI\b")
-_NAMED_BEFORE = re.compile(r"\b(?:is|was)\s+$")
+
+# A release the question refers back to: "that packaging version", "that release", "this patchlevel".
+# "Series" only after a name ("that 0.14 series"): "this series" is as often a pandas column.
+_RELEASE_WORDS = ("version", "release", "series", "patchlevel")
+_RELEASE_REFERENCE = re.compile(
+    rf"\b(?:that|this)\s+(?:(?P<name>[\w.-]+)\s+)?(?P<head>{'|'.join(_RELEASE_WORDS)})\b", re.IGNORECASE
+)
+# A release number as questions write it: "24.0", "v2", "3.x", "1.2.3rc1".
+_RELEASE_NUMBER = r"v?\d+(?:\.(?:\d+|x))+\w*|\bv\d+\b"
+# "that" after these opens a clause ("Is it true that version 2.0 dropped…", "does it say that release
+# notes…"); it points back at nothing.
+_CLAUSE_THAT = re.compile(
+    r"\b(?:true|false|say|says|said|mean|means|know|think|sure|so|such|claim|claims|state|states|stated|"
+    r"note|notes|noted|read|heard|ensure|check|verify|assume|possible|likely|fact)\s+$",
+    re.IGNORECASE,
+)
+# A release word that begins a compound is not the release ("version pinning", "release notes").
+_RELEASE_COMPOUND = re.compile(
+    r"^\s*(?:notes?|pinning|control|management|manager|process|policy|cycle|schedule)\b", re.I
+)
 
 
 def _used(word: str, text: str) -> bool:
     return word.lower() not in STOPWORDS and re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE) is not None
 
 
+def _release_stated(name: str | None, text: str) -> bool:
+    """Whether the text gives the release's number: after its name when it has one ("packaging to
+    24.0", "packaging==24.0", "packaging's 24.0", "Python 3"), or any release number when it has none
+    (a thing described, "a long-term support release", is named by the number its sentence gives:
+    "Django 4.2 is a long-term support release")."""
+    if not name:  # or a name's whole number: "Java 21", "Node 20"
+        return re.search(rf"{_RELEASE_NUMBER}|\b[A-Z][\w+-]*\s+\d+\b(?!\.\d)", text) is not None
+    after_name = rf"\b{re.escape(name)}(?:'s|’s)?(?:\s*(?:==|>=|<=|~=|\()\s*|(?:\s+[\w-]+){{0,3}}?\s+)"
+    return re.search(rf"{after_name}(?:{_RELEASE_NUMBER}|\d+\b)", text, re.IGNORECASE) is not None
+
+
 def back_reference(question: str) -> str | None:
     """The words by which the question's last sentence names a thing an earlier sentence describes but
-    does not name ("that library", "that other tool", "that gettext release"), or None. Such a question
-    is asked of a thing that must first be found (the library HTTPX's README credits); a fact about the
-    things the question names (HTTPX's own licence) does not answer it. Not a back reference: a thing
-    named where it is brought in ("an option -9", "a setting called workers"), one the user brings in
-    ("I set a timeout. Is that timeout in seconds?"), or one a question asked ("What is a zombie process?")."""
+    does not name ("that library", "that other tool", "that gettext release"), or a release whose number
+    the question never gives ("wheel 0.43.0 updated its vendored copy of packaging. On what date was that
+    packaging version released?"), or None. Such a question is asked of a thing that must first be found
+    (the library HTTPX's README credits, the packaging release wheel vendors); a fact about the things the
+    question names (HTTPX's own licence, wheel's release date) does not answer it. Not a back reference:
+    a thing named where it is brought in ("an option -9", "a setting called workers"), one the user brings
+    in ("I set a timeout. Is that timeout in seconds?"), one a question asked ("What is a zombie
+    process?"), or a release whose number the question gives ("Django 4.2 is a long-term support release.
+    Until when is that release supported?")."""
     parts = _SENTENCE_END.split(question.strip())
     if len(parts) < 2:
         return None
@@ -496,36 +530,35 @@ def back_reference(question: str) -> str | None:
             found = re.search(described, before, re.IGNORECASE)
             if found is None or _NAMED_AFTER.match(before[found.end() :]) or found.group(0).split()[-1][:1].isupper():
                 continue
-            if _NAMED_BEFORE.search(before[: found.start()]):
-                continue  # "Django 4.2 is a long-term support release": its subject names it
+            if word.lower() in _RELEASE_WORDS and _release_stated(None, question):
+                continue  # "Django 4.2 is a long-term support release": its number names it
             # The words that name it, as long as the earlier sentences use them too ("that gettext
             # release", "that new option"; not "that library does jsonschema").
             last = n
             while last + 1 < len(words) and _used(words[last + 1], before):
                 last += 1
             return parts[-1][m.start() : m.start(1)] + " ".join(words[: last + 1])
-    return _unstated_version(parts[-1], before)
+    return _unstated_release(parts[-1], " ".join(parts[:-1]))
 
 
-# "that packaging version", "that series", "that patchlevel": a release the question refers back to.
-_VERSION_REFERENCE = re.compile(r"\b(?:that|this)\s+(?:([\w.-]+)\s+)?(?:version|release|series|patchlevel)\b", re.I)
-_VERSION_NUMBER = r"v?\d+(?:\.\d+)+"
-
-
-def _unstated_version(last: str, before: str) -> str | None:
-    """The words of a reference back to a release whose number the earlier sentences never give ("wheel
-    0.43.0 updated its vendored copy of packaging. On what date was that packaging version released?"):
-    which release it is must first be found. A release stated before ("packaging to 24.0", "Django 4.2
-    is an LTS. When does that release…") is named."""
-    m = _VERSION_REFERENCE.search(last)
-    if m is None or not before:
-        return None
-    name = m.group(1)
-    if name and name.lower() not in STOPWORDS and _used(name, before):
-        stated = rf"\b{re.escape(name)}[\w-]*(?:\s+[\w-]+){{0,2}}?\s+{_VERSION_NUMBER}"  # "packaging to 24.0"
-    else:
-        stated = _VERSION_NUMBER
-    return None if re.search(stated, before, re.IGNORECASE) else m.group(0)
+def _unstated_release(last: str, earlier: str) -> str | None:
+    """The words of the last sentence's reference back to a release whose number the question never
+    gives: which release it is must first be found. Any sentence may give it, the user's own ("I upgraded
+    to 4.2.") and the last one ("that release, 24.0") too; a release named ("that packaging version") must
+    be given after its name, since another thing's number (wheel's 0.43.0) does not say it."""
+    question = f"{earlier} {last}"
+    for m in _RELEASE_REFERENCE.finditer(last):
+        if _CLAUSE_THAT.search(last[: m.start()]) or _RELEASE_COMPOUND.match(last[m.end() :]):
+            continue
+        name = m.group("name")
+        if name is None:
+            # "this series" is as often a pandas column as a release series.
+            if m.group("head").lower() == "series" or _release_stated(None, question):
+                continue
+        elif not _used(name, earlier) or _release_stated(name, question):
+            continue  # "that new release", "that 24.0 release": no thing named before, or its number given
+        return m.group(0)
+    return None
 
 
 # The gap an extractive abstention names for such a question.
