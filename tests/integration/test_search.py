@@ -159,6 +159,40 @@ def test_a_filter_that_matches_nothing_returns_nothing(corpus: Path, embedder):
     assert res.results == [] and res.notes == ["no passage matched"]
 
 
+def test_the_dense_store_ranks_every_passage_exactly_and_sees_new_ones(tmp_path: Path):
+    """Chroma's HNSW graph is approximate; up to EXACT_SEARCH_MAX passages the store ranks all of them, so
+    the nearest k are the nearest k (checked against brute force), date filters still apply, and passages
+    added later, by this store or another process's, are found."""
+    import numpy as np
+
+    from citegraph.store.chroma import EMBEDDED_COLLECTION, DenseStore, open_client
+
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(20, 48))
+    vectors = (centres[rng.integers(0, 20, 3000)] + 0.3 * rng.normal(size=(3000, 48))).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = [f"p{i}" for i in range(len(vectors))]
+    store = DenseStore(open_client(tmp_path, None), EMBEDDED_COLLECTION)
+    store.add(ids, vectors, [{"date": 20200101 + i % 2} for i in range(len(ids))])
+    for q in rng.normal(size=(10, 48)).astype(np.float32):
+        q /= np.linalg.norm(q)
+        exact = [ids[i] for i in np.argsort(-(vectors @ q))[:50]]
+        got = store.query(q, 50)
+        assert [cid for cid, _ in got] == exact
+        assert np.allclose([s for _, s in got], np.sort(vectors @ q)[::-1][:50], atol=1e-5)
+        odd = store.query(q, 50, where={"date": {"$gte": 20200102}})
+        assert [cid for cid, _ in odd] == [c for c in (ids[i] for i in np.argsort(-(vectors @ q))) if int(c[1:]) % 2][
+            :50
+        ]
+    q = rng.normal(size=48).astype(np.float32)
+    store.add(["new"], q[None, :], [{"date": 20240101}])
+    assert store.query(q, 1)[0][0] == "new"
+    other = DenseStore(open_client(tmp_path, None), EMBEDDED_COLLECTION)  # another writer, same folder
+    other.add(["newer"], (2 * q)[None, :], [{"date": 20240102}])
+    assert {cid for cid, _ in store.query(q, 2)} == {"new", "newer"}
+    assert DenseStore(open_client(tmp_path, None), EMBEDDED_COLLECTION, exact_up_to=0).query(q, 2)  # HNSW still answers
+
+
 def _metadata(name: str, version: str, python: str) -> str:
     classifiers = "".join(f"Classifier: Programming Language :: Python :: 3.{n}\n" for n in range(6, 13))
     return (
