@@ -19,8 +19,8 @@ EMBEDDED_COLLECTION = "citegraph"
 # memory: 150 MB at 100,000 passages of 384 dimensions) instead of asking Chroma's HNSW graph, which is
 # approximate: over the realdocs corpora (2-6 thousand passages) it missed 1-3 % of the exact top 50
 # for a third of the questions, and up to 3 of a question's exact top 10 (benchmarks/dense_recall.py).
-# A graph built by several threads also differs between two ingests of the same files; exact ranking
-# does not. Above it, and for a Chroma server (whose vectors would cross the network), HNSW answers.
+# A graph built by several threads can also differ between two ingests of the same files; exact ranking
+# cannot. Above it, and for a Chroma server (whose vectors would cross the network), HNSW answers.
 EXACT_SEARCH_MAX = 100_000
 
 
