@@ -42,6 +42,12 @@ def open_client(corpus_dir: Path, url: str | None) -> Any:
     )
 
 
+def open_dense(corpus_dir: Path, url: str | None, name: str) -> DenseStore:
+    """The corpus's vectors: in its embedded Chroma, searched exactly (up to EXACT_SEARCH_MAX), or in
+    a Chroma server at `url`, searched by its HNSW index."""
+    return DenseStore(open_client(corpus_dir, url), name, 0 if url else EXACT_SEARCH_MAX)
+
+
 class DenseStore:
     """The passages' vectors in a Chroma collection, keyed by chunk id."""
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from citegraph.errors import InputError
 from citegraph.settings import ChunkingSettings
-from citegraph.store.chroma import EMBEDDED_COLLECTION, EXACT_SEARCH_MAX, DenseStore, open_client
+from citegraph.store.chroma import EMBEDDED_COLLECTION, DenseStore, open_dense
 from citegraph.store.ledger import Ledger
 
 MANIFEST_FORMAT = 1
@@ -124,9 +124,7 @@ class Corpus:
         check_embedder(m, embedder_identity, d)
         url = chroma_url or m.chroma.get("url")
         ledger = Ledger(d / "ledger.sqlite")
-        return cls(
-            d, m, ledger, DenseStore(open_client(d, url), m.chroma["collection"], 0 if url else EXACT_SEARCH_MAX)
-        )
+        return cls(d, m, ledger, open_dense(d, url, m.chroma["collection"]))
 
     @classmethod
     def open_for_ingest(
@@ -171,9 +169,7 @@ class Corpus:
                 )
             if sparse_backend and sparse_backend != m.sparse["backend"]:
                 m.sparse = {**m.sparse, "backend": sparse_backend}  # cheap: the BM25 index is rebuilt
-        client = open_client(d, m.chroma.get("url"))
-        exact_up_to = 0 if m.chroma.get("url") else EXACT_SEARCH_MAX
-        corpus = cls(d, m, Ledger(d / "ledger.sqlite"), DenseStore(client, m.chroma["collection"], exact_up_to))
+        corpus = cls(d, m, Ledger(d / "ledger.sqlite"), open_dense(d, m.chroma.get("url"), m.chroma["collection"]))
         corpus._lock_fh = lock_fh
         write_manifest(d, m)
         return corpus

@@ -473,8 +473,8 @@ _RELEASE_WORDS = ("version", "release", "series", "patchlevel")
 _RELEASE_REFERENCE = re.compile(
     rf"\b(?:that|this)\s+(?:(?P<name>[\w.-]+)\s+)?(?P<head>{'|'.join(_RELEASE_WORDS)})\b", re.IGNORECASE
 )
-# A release number as questions write it: "24.0", "v2", "3.x", "1.2.3rc1".
-_RELEASE_NUMBER = r"v?\d+(?:\.(?:\d+|x))+\w*|\bv\d+\b"
+# A release number as questions write it: a version (`_VERSION`: "24.0", "3.x", "1.2.3rc1") or "v2".
+_RELEASE_NUMBER = rf"{_VERSION.pattern}|\bv\d+\b"
 # "that" after these opens a clause ("Is it true that version 2.0 dropped…", "does it say that release
 # notes…"); it points back at nothing.
 _CLAUSE_THAT = re.compile(
