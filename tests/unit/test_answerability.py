@@ -502,3 +502,68 @@ def test_a_compound_the_documents_also_write_apart_is_words():
     english = known_words()
     q = "Which apt-get option mounts it read-only?"
     assert ans.key_terms(q, english, {"read-only", "apt-get"} - written_apart({"read-only"}, texts)) == ["apt-get"]
+
+
+def test_a_date_asked_in_so_many_words_is_a_date_whatever_releases_the_question_names():
+    assert ans.answer_type("On what date was the release that added timeout_at?") == "date"
+    assert (
+        ans.answer_type(
+            "The mechanize FAQ lists Python versions. When was the release that first supported the newest?"
+        )
+        == "date"
+    )
+    assert ans.answer_type("Which tzlocal release removed the shim, and on what date did it come out?") == "date"
+    # A condition clause that opens with "when" asks nothing itself.
+    assert ans.answer_type("When bc is started with -l, what version of the library is loaded?") == "version"
+    assert ans.answer_type("Which Requests release dropped Python 2.7?") == "version"
+
+
+def test_a_release_line_of_the_products_own_document_states_its_version():
+    q = "Starting with which async-timeout version is a timeout of 0 no longer equivalent to passing None?"
+    own = "Changelog\nasync-timeout-4.0.3.CHANGES.rst"
+    assert ans.answer_values("version", "## 2.0.0 (2017-10-09)", q, own) == ["2.0.0"]
+    assert ans.answer_values(
+        "version", "Version 2.5.4 - April 21, 2022", "Which libseccomp version…?", "libseccomp2.NEWS"
+    ) == ["2.5.4"]
+    # Another product's document, or an entry that only mentions a version: not the product's release.
+    assert ans.answer_values("version", "## 2.0.0 (2017-10-09)", q, "Changelog\nother-1.0.CHANGES.rst") == []
+    assert (
+        ans.answer_values(
+            "version", "* Update the syscall table for Linux v5.17", "Which libseccomp version…?", "libseccomp2.NEWS"
+        )
+        == []
+    )
+    # "Which Python version": a release of the document's product is no Python version.
+    assert ans.answer_values("version", "## 3.8.0", "Which Python version does foo need?", "foo-3.8.0.CHANGES") == []
+    entry = claims(
+        "## 2.0.0 (2017-10-09)\n\nChanged timeout <= 0 behaviour, prior this version 0 was shortcut for None"
+    )
+    assert heading_for(entry[1], entry, "version", q, own) is entry[0]
+    assert heading_for(entry[1], entry, "version", q) is None
+
+
+def test_a_dependency_line_states_the_dependencys_versions_only():
+    line = "Requires-Dist: python-dateutil>=2.7.0"
+    assert (
+        ans.answer_values("version", line, "Which Python versions does the arrow package declare in Requires-Python?")
+        == []
+    )
+    assert ans.answer_values("version", line, "Which python-dateutil version does arrow need?")
+    assert ans.answer_values("version", "Requires-Python: >=3.8", "Which Python versions does arrow need?") == [">=3.8"]
+
+
+def test_a_dictionary_word_called_a_package_is_a_name_when_a_file_is_named_for_it():
+    english = known_words()
+    q = "Which Python versions does the arrow package declare in Requires-Python?"
+    assert "arrow" in ans.key_terms(q, english, {"arrow"})
+    assert "arrow" not in ans.key_terms(q, english)  # no file named for it: a word
+    assert "schedule" in ans.key_terms("When did the schedule library drop Python 3.6?", english, {"schedule"})
+    assert "schedule" not in ans.key_terms("What is the default schedule of the cron program?", english, {"schedule"})
+
+
+def test_code_quoted_inline_in_a_sentence_leaves_it_prose():
+    # async-timeout's README (realdocs8 o21): the reason was read as code and never quoted.
+    said = "Also it's much faster than ``asyncio.wait_for()``\nbecause ``timeout`` doesn't create a new task."
+    assert text_kind(said) == "prose"
+    assert text_kind("``timeout(1.5)``") == "code"
+    assert text_kind("x = foo(`a`, `b`) ; y = {1: 2}") == "code"

@@ -104,6 +104,12 @@ def test_conflict_model():
     assert (
         compare("Home-page: https://pyyaml.org/", "Project-URL: Documentation, https://pyyaml.org/wiki/", a, b) is None
     )
+    # The metadata format of two releases' files is not an attribute of the package.
+    assert (
+        compare("Metadata-Version: 2.1", "Metadata-Version: 1.2", "toolz-0.12.1.METADATA", "toolz-0.10.0.PKG-INFO")
+        is None
+    )
+    assert compare("Requires-Python: >=3.8", "Requires-Python: >=3.6", a, b) is not None
     got = compare("Requires-Dist: mypy-extensions >=1.0.0", "Requires-Dist: mypy-extensions (<0.5.0,>=0.4.3)", a, b)
     assert got is not None and got.values == (">=1.0.0", "<0.5.0,>=0.4.3")
     # Loosely aligned statements still conflict on a number when it measures the same thing.

@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Sequence
 from datetime import date
+from pathlib import Path
 
 import numpy as np
 from langgraph.runtime import Runtime
@@ -159,14 +160,16 @@ def score_claims(
 HEADED_TYPES = ("version", "date", "code")  # "# Error code E0499" over what the error is
 
 
-def heading_for(c: Claim, passage_claims: list[Claim], kind: ans.AnswerType, question: str) -> Claim | None:
+def heading_for(
+    c: Claim, passage_claims: list[Claim], kind: ans.AnswerType, question: str, own: str = ""
+) -> Claim | None:
     """For a version, date or code question, the short line a claim sits under in its passage when it
     holds the value the claim lacks ("## 0.25.0 (11th September, 2023)" over "* Drop support for Python
     3.7.", "# Error code E0499" over what the error is): the nearest one before it."""
     if kind not in HEADED_TYPES:
         return None
     for p in reversed([p for p in passage_claims if p.end <= c.start]):
-        if len(p.text) <= 100 and ans.RELEASE_LINE.match(p.text) and ans.answer_values(kind, p.text, question):
+        if len(p.text) <= 100 and ans.RELEASE_LINE.match(p.text) and ans.answer_values(kind, p.text, question, own):
             return p
     return None
 
@@ -197,7 +200,8 @@ def extractive_facts(
     found = candidate_claims(question, ev.text)
     if not found:
         return []
-    headings = {c.start: heading_for(c, everything, kind, question) for c in found}
+    own = f"{ev.title}\n{Path(ev.source).name if ev.source else ''}"  # what the document is named for
+    headings = {c.start: heading_for(c, everything, kind, question, own) for c in found}
 
     def lateness(c: Claim) -> tuple[int, ...]:
         head = headings[c.start]

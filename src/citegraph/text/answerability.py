@@ -103,8 +103,25 @@ _CONDITION = re.compile(
 )
 
 
+# A date asked in so many words ("When was the release that…", "On what date was the release…"): a
+# date, whatever versions or releases the question mentions on the way.
+_DATE_ASKED = re.compile(
+    r"^\s*(when|since when|until when)\b|\b(what|which|in what|in which|on what|on which) (year|date|day|month)\b",
+    re.IGNORECASE,
+)
+
+
+def _asked(question: str) -> str:
+    """The sentence that asks: the last of several ("The mechanize FAQ lists the Python versions it runs on.
+    When was the release that first supported the newest of them?")."""
+    parts = [p for p in _SENTENCE_END.split(question.strip()) if p.strip()]
+    return parts[-1] if len(parts) > 1 and parts[-1].rstrip().endswith("?") else question
+
+
 def answer_type(question: str) -> AnswerType:
     """The kind of value the question asks for, or None (a definition, a description)."""
+    if _DATE_ASKED.search(_CONDITION.sub("", _asked(question), count=1)):
+        return "date"
     question = _CONDITION.sub("", question, count=1)
     for kind, pattern in (
         ("reason", _REASON_Q),
@@ -191,8 +208,11 @@ _MAN_SECTION = re.compile(r"(?<=\w)\(\d[a-z]*\)")
 _SECTION_LABEL = re.compile(r"^\s*#+\s*(\d+(?:\.\d+)*)\.\s+(?=[A-Za-z(])", re.MULTILINE)
 
 
-def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
-    """The values of the asked kind that `text` holds beyond those the question names, in order."""
+def answer_values(kind: AnswerType, text: str, question: str, own: str = "") -> list[str]:
+    """The values of the asked kind that `text` holds beyond those the question names, in order. `own`
+    names the text's document (its title and file name): a release line of a document named for the
+    product whose version is asked ("## 2.0.0 (2017-10-09)" in async-timeout's CHANGES, for "which
+    async-timeout version…") states that product's version without naming it."""
     if kind is None or kind in ("yesno", "reason"):
         return []
     q = question.lower()
@@ -235,11 +255,17 @@ def answer_values(kind: AnswerType, text: str, question: str) -> list[str]:
         ]
         return new([text[a:b] for a, b in spans] + [m.group(0) for m in alone])
     if kind == "version":
+        dependency = _DEPENDENCY.match(text)
+        if dependency and not set(tokenize(dependency.group(1))) <= set(tokenize(question)):
+            # "Requires-Dist: python-dateutil>=2.7.0" states python-dateutil's versions: no answer to
+            # "Which Python versions does arrow declare?" (realdocs8 o24 led with it).
+            return []
         versions = list(_VERSION.finditer(text))
         product = version_of(question)
         if product:  # "which Python version": a version that follows "Python" (or "Requires-Python:")
             near = re.compile(rf"\b{re.escape(product)}\W{{1,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
-            versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()])]
+            release = versions[:1] if _OWN_RELEASE.match(text) and _names_product(own, product) else []
+            versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()]) or m in release]
         return new([m.group(0).strip() for m in versions])
     if kind == "licence":
         # A value the question names is a whole word of it ("MIT" is not named by "submit").
@@ -433,11 +459,26 @@ def latest_release_line(kind: AnswerType, text: str, question: str) -> tuple[int
     return max(_release_values(kind, text, question), default=())
 
 
-def the_value(kind: AnswerType, text: str, question: str) -> str | None:
+# A dependency of package metadata and the distribution it names ("Requires-Dist: types-python-dateutil>=2.8").
+_DEPENDENCY = re.compile(r"^\W{0,3}Requires-Dist:\s*([A-Za-z0-9][\w.-]*)", re.IGNORECASE)
+# A line that opens with a release number ("## 2.0.0 (2017-10-09)", "Version 2.5.4 - April 21, 2022"),
+# not a changelog entry that mentions one ("* Update the syscall table for Linux v5.17").
+_OWN_RELEASE = re.compile(r"^\W{0,4}(?:version\s+|release\s+)?v?\d+(?:\.\d+)+\b", re.IGNORECASE)
+
+
+def _names_product(own: str, product: str) -> bool:
+    """Whether a document's title or file name (`own`) names the product: all of its words, a package's
+    soname number aside ("libseccomp2.changelog" names libseccomp)."""
+    words, named = set(tokenize(product)), set(tokenize(own))
+    named |= {w.rstrip("0123456789") for w in named}
+    return bool(words) and words <= named
+
+
+def the_value(kind: AnswerType, text: str, question: str, own: str = "") -> str | None:
     """The one value of the asked kind a text gives for the question: the only one it holds, or the
     only one next to a word of the question ("178 instances" for "how many instances", not "three
     classes"). None when that is not plain: a guess would be a wrong answer stated with a citation."""
-    values = answer_values(kind, text, question)
+    values = answer_values(kind, text, question, own)
     if len(values) <= 1:
         return values[0] if values else None
     terms = set(question_terms(question))
@@ -603,7 +644,9 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
             terms.append(m.group(0) + glued.group(0))
         elif not label:
             terms.append(m.group(0))
-    for w in re.findall(r"[A-Za-z][\w-]*", re.sub(r"['’]s\b", "", question)):
+    plain = re.sub(r"['’]s\b", "", question)
+    for m in re.finditer(r"[A-Za-z][\w-]*", plain):
+        w = m.group(0)
         low = w.lower()
         if low in _QUESTION_WORDS or low in STOPWORDS or len(low) < 3:
             continue
@@ -614,6 +657,10 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
         elif english and low in written and low not in english:
             # Known only by its parts ("its" + "dangerous", "val" + "grind", "cert" + "ifi") and the
             # name of a file of the corpus: a name (itsdangerous, valgrind, certifi), not two words.
+            terms.append(w)
+        elif english and low in written and _called_so(plain, m.start(), m.end()):
+            # A dictionary word a file of the corpus is named for, called a package, library, program…
+            # ("the arrow package", "the schedule library", "the tree command"): a name.
             terms.append(w)
     # A short acronym ("US", "TCP") is often spelled out where it is meant ("United States"): not a
     # term a passage must hold letter for letter.
@@ -627,6 +674,18 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
             out.append(t.strip())
     # A term inside a longer one ("Union" in "State of the Union") adds nothing.
     return [t for t in out if not any(t != o and set(tokenize(t)) < set(tokenize(o)) for o in out)]
+
+
+_SOFTWARE_NOUN = r"(?:package|library|module|program|tool|utility|command|crate|gem|plugin|project|wheel)s?"
+
+
+def _called_so(text: str, start: int, end: int) -> bool:
+    """Whether the word at text[start:end] is called a package, library, program… ("the arrow package",
+    "the package arrow")."""
+    return bool(
+        re.match(rf"\s+{_SOFTWARE_NOUN}\b", text[end:], re.IGNORECASE)
+        or re.search(rf"\b{_SOFTWARE_NOUN}\s+$", text[:start], re.IGNORECASE)
+    )
 
 
 _I_CONTRACTION = re.compile(r"I['’](?:m|ve|d|ll)")

@@ -209,6 +209,7 @@ _RULE = re.compile(r"^[\s\-=_*#~^+.`:|]{3,}$")
 # (Not a man page's header, "ld.so(8)   System Manager's Manual   ld.so(8)".)
 # …and not a sentence about one ("ParseResults.asXML() - if used for debugging, switch to …", a man
 # page's justified line ending in "("): four plain words in a row, outside strings and comments.
+_INLINE_CODE = re.compile(r"``[^`\n]+``|`[^`\n]+`")
 _PLAIN_WORDS = re.compile(r"\b[a-z]+,?[ \t]+[a-z]+,?[ \t]+[a-z]+,?[ \t]+[a-z]+\b")
 # Strings and comments: quotes that open and close a string on one line (not an apostrophe: "doesn't"),
 # "#" that starts a comment (not "see #123").
@@ -247,8 +248,12 @@ def text_kind(text: str) -> str:
         return "code"
     if len(lines) == 1 and _RECORD_FIELD.match(stripped):
         return "prose"  # "Requires-Python: >=2.7, !=3.0.*": a record's field states a fact, symbols or not
-    symbols = sum(ch in _CODE_CHARS for ch in stripped)
-    if symbols / max(1, len(stripped)) > 0.08 and symbols >= 4:
+    # Code quoted inline in a sentence ("much faster than ``asyncio.wait_for()`` because ``timeout``
+    # doesn't create a new task") is a name in prose: its symbols are not the sentence's.
+    outside = _INLINE_CODE.sub("x", stripped)
+    measured = outside if _PLAIN_WORDS.search(outside) else stripped
+    symbols = sum(ch in _CODE_CHARS for ch in measured)
+    if symbols / max(1, len(measured)) > 0.08 and symbols >= 4:
         return "code"
     if re.match(r"(//|/\*)\s", stripped):
         return "code"  # a comment in a code block ("// error: cannot borrow `i` as mutable … }")
