@@ -567,3 +567,10 @@ def test_code_quoted_inline_in_a_sentence_leaves_it_prose():
     assert text_kind(said) == "prose"
     assert text_kind("``timeout(1.5)``") == "code"
     assert text_kind("x = foo(`a`, `b`) ; y = {1: 2}") == "code"
+
+
+def test_a_requirement_glued_to_its_name_keeps_its_operator():
+    q = "Which python-dateutil version does arrow need?"
+    assert ans.answer_values("version", "Requires-Dist: python-dateutil>=2.7.0", q) == [">=2.7.0"]
+    assert ans.answer_values("version", "Requires-Dist: MarkupSafe>=2.0", "Which MarkupSafe version?") == [">=2.0"]
+    assert ans.answer_values("version", "Requires-Python: >=3.7, !=3.0.*", "Which Python versions?")[0] == ">=3.7"

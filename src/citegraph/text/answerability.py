@@ -157,6 +157,8 @@ _MONTH = re.compile(
 )
 # A release, a specifier or a series: "1.16.0", ">=3.7", "3.*", "libevent 2.x" (a major version).
 _VERSION = re.compile(
+    # A requirement glued to its name keeps its operator ("python-dateutil>=2.7.0" is ">=2.7.0", not "=2.7.0").
+    r"(?<=[\w)\]])(?:>=|<=|==|!=|~=)\s?\d+(?:\.(?:\d+|\*|x\b))*\+?(?:[ab]|rc|\.post|\.dev)?\d*|"
     r"(?<![\w/.-])(?:(?:[<>=!~^]=?\s?|v)?\d+(?:\.(?:\d+|\*|x\b))+\+?(?:[ab]|rc|\.post|\.dev)?\d*|[<>=!~^]=?\s?\d+\+?|\d+\+)"
 )
 _CODE = re.compile(
@@ -263,7 +265,7 @@ def answer_values(kind: AnswerType, text: str, question: str, own: str = "") -> 
         versions = list(_VERSION.finditer(text))
         product = version_of(question)
         if product:  # "which Python version": a version that follows "Python" (or "Requires-Python:")
-            near = re.compile(rf"\b{re.escape(product)}\W{{1,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
+            near = re.compile(rf"\b{re.escape(product)}\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
             release = versions[:1] if _OWN_RELEASE.match(text) and _names_product(own, product) else []
             versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()]) or m in release]
         return new([m.group(0).strip() for m in versions])
