@@ -116,7 +116,7 @@ def lead_value(question: str, fact: Fact) -> str | None:
     kind = ans.answer_type(question)
     if kind not in ans.VALUE_TYPES:
         return None
-    return ans.the_value(kind, fact.text, question, f"{fact.title}\n{fact.doc_id}")
+    return ans.the_value(kind, fact.text, question, ans.covering_text(fact.title, "", fact.doc_id))
 
 
 # A model's short answer longer than this is a sentence, not a value.

@@ -17,7 +17,6 @@ import math
 import re
 from collections.abc import Sequence
 from datetime import date
-from pathlib import Path
 
 import numpy as np
 from langgraph.runtime import Runtime
@@ -200,7 +199,7 @@ def extractive_facts(
     found = candidate_claims(question, ev.text)
     if not found:
         return []
-    own = f"{ev.title}\n{Path(ev.source).name if ev.source else ''}"  # what the document is named for
+    own = ans.covering_text(ev.title, ev.source, "")  # what the document is named for
     headings = {c.start: heading_for(c, everything, kind, question, own) for c in found}
 
     def lateness(c: Claim) -> tuple[int, ...]:

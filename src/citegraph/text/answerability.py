@@ -111,6 +111,10 @@ _DATE_ASKED = re.compile(
 )
 
 
+# Where one sentence of a question ends and the next begins.
+_SENTENCE_END = re.compile(r"(?<=[.?!:;])\s+(?=[A-Z])")
+
+
 def _asked(question: str) -> str:
     """The sentence that asks: the last of several ("The mechanize FAQ lists the Python versions it runs on.
     When was the release that first supported the newest of them?")."""
@@ -503,7 +507,6 @@ def the_value(kind: AnswerType, text: str, question: str, own: str = "") -> str 
 
 # A question in two sentences whose last refers back to a thing the first only describes ("HTTPX's README
 # credits another library for its API layout. Under which licence is that library released?").
-_SENTENCE_END = re.compile(r"(?<=[.?!:;])\s+(?=[A-Z])")
 _BACK_REFERENCE = re.compile(r"\b(?:that|this|these|those)\s+(?:other\s+)?((?:[\w-]+\s+){0,2}[\w-]+)", re.IGNORECASE)
 # What names a thing right after the words that bring it in: "an option -9", "a setting called workers",
 # "another library, Requests,", "a variable HTTPS_PROXY", "a `Table` class".

@@ -310,6 +310,8 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     """The disagreement between two statements, or None if they agree, are silent on each other's
     point, or are about different things (see the module docstring). The titles are those of the
     statements' documents."""
+    if _format_field(a) or _format_field(b):
+        return None
     named = [] if same_subject(title_a, title_b) else named_in_both(a, b, title_a, title_b)
     if not same_subject(title_a, title_b) and not named:
         return None
@@ -342,8 +344,6 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     if len(replaces) != 1:
         return None  # two substitutions: about different things (or nothing substituted: agreement)
     _, i1, i2, j1, j2 = _region(ops, replaces[0])
-    if _format_field(a) or _format_field(b):
-        return None
     if _in_key(a, a_spans, i1, i2) or _in_key(b, b_spans, j1, j2):
         return None  # two fields ("Home-page: …" / "Project-URL: …"): two attributes, not two values
     la, lb = a_low[i1:i2], b_low[j1:j2]
