@@ -274,7 +274,8 @@ def cmd_ingest(a: argparse.Namespace) -> int:
             seen = f"{len(ignored)} file(s) of other types, e.g. {ignored[0]}" if ignored else "no files"
             raise InputError(
                 f"nothing to ingest in {', '.join(a.paths)}: {seen}; citegraph reads "
-                f"{' '.join(sorted(SUPPORTED))} (nothing was ingested)"
+                f"{' '.join(sorted(SUPPORTED))}, documentation files by name (README, copyright, METADATA…) and "
+                "any of them gzipped (nothing was ingested)"
             )
         chunking = ChunkingSettings(a.section_tokens, a.section_overlap, a.passage_tokens)
         report = ingest(

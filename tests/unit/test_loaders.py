@@ -245,3 +245,86 @@ def test_files_not_in_utf8_are_read_and_say_how(tmp_path: Path):
     clean = tmp_path / "clean.txt"
     clean.write_text("Plain UTF-8: naïve café.\n")
     assert load_file(clean).notes == []
+
+
+# Files as they lie on disk: /usr/share/doc/PKG's gzipped changelogs and suffixless names, a wheel's METADATA.
+CHANGELOG = (
+    "libfoo (1.2-1) unstable; urgency=medium\n\n  * New upstream release.\n  * Raise the default cache to 64 MiB.\n\n"
+    " -- Ana Lima <ana@example.org>  Sat, 24 Sep 2022 16:34:05 -0400\n"
+)
+
+
+def test_a_gzipped_file_is_read_as_the_file_inside_it(tmp_path: Path):
+    import gzip
+
+    pkg = tmp_path / "libfoo1"
+    pkg.mkdir()
+    (pkg / "changelog.Debian.gz").write_bytes(gzip.compress(CHANGELOG.encode()))
+    (pkg / "README.md.gz").write_bytes(gzip.compress(b"# Foo\n\nThe **cache** lives in `~/.foo`.\n"))
+    (doc,) = load_file(pkg / "changelog.Debian.gz").docs
+    assert "Raise the default cache to 64 MiB." in doc.text
+    # The generic name is the folder's: whose changelog it is.
+    assert doc.title == "libfoo1: changelog.Debian"
+    assert (doc.date, doc.metadata["date_source"]) == ("2022-09-24", "text")
+    (readme,) = load_file(pkg / "README.md.gz").docs
+    assert readme.title == "Foo" and "The cache lives in ~/.foo." in readme.text
+
+
+def test_a_compressed_file_that_inflates_past_the_limit_or_is_corrupt_is_skipped(tmp_path: Path):
+    import gzip
+
+    bomb = tmp_path / "NEWS.gz"
+    bomb.write_bytes(gzip.compress(b"a" * 5_000_000))
+    assert bomb.stat().st_size < 10_000
+    loaded = load_file(bomb, max_bytes=1_000_000)
+    assert not loaded.docs and "inflates to over the 1 MB limit" in loaded.skipped[0].reason
+    broken = tmp_path / "README.gz"
+    broken.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    loaded = load_file(broken)
+    assert not loaded.docs and loaded.skipped[0].reason.startswith("corrupt gzip file")
+
+
+def test_documentation_files_known_by_their_name_are_found_and_read_as_text(tmp_path: Path):
+    import gzip
+
+    pkg = tmp_path / "libfoo1"
+    pkg.mkdir()
+    (pkg / "copyright").write_text("Upstream-Name: foo\nLicense: MIT\n")
+    (pkg / "README.Debian").write_text("The cache is kept in /var/cache/foo.\n")
+    (pkg / "changelog.gz").write_bytes(gzip.compress(CHANGELOG.encode()))
+    (pkg / "Makefile").write_text("all:\n\ttrue\n")
+    (pkg / "data.json.gz").write_bytes(gzip.compress(b"{}"))
+    files, problems, ignored = discover([tmp_path])
+    assert sorted(f.name for f in files) == ["README.Debian", "changelog.gz", "copyright"]
+    assert sorted(f.name for f in ignored) == ["Makefile", "data.json.gz"] and not problems
+    (doc,) = load_file(pkg / "copyright").docs
+    assert doc.title == "libfoo1: copyright" and "License: MIT" in doc.text
+
+
+METADATA = (
+    "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\nRequires-Python: >=3.8\n"
+    "Description-Content-Type: {kind}\n\n"
+    "Demo\n====\n\nIt is faster than ``asyncio.wait_for()`` because ``timeout`` makes no task.\n"
+)
+
+
+def test_package_metadata_keeps_its_fields_and_renders_its_declared_description(tmp_path: Path):
+    folder = tmp_path / "demo_pkg-1.0.dist-info"
+    folder.mkdir()
+    (folder / "METADATA").write_text(METADATA.format(kind="text/x-rst"))
+    (doc,) = load_file(folder / "METADATA").docs
+    assert doc.title == "demo_pkg-1.0.dist-info: METADATA"
+    assert doc.text.startswith("Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\nRequires-Python: >=3.8\n")
+    assert "It is faster than asyncio.wait_for() because timeout makes no task." in doc.text
+    assert "``" not in doc.text and "====" not in doc.text
+    # Markdown declared: rendered as Markdown; a .txt copy of the file (realdocs' naming) is read the same.
+    md = tmp_path / "demo_pkg-1.0.METADATA.txt"
+    md.write_text(METADATA.format(kind="text/markdown").replace("Demo\n====", "# Demo").replace("``", "`"))
+    (doc,) = load_file(md).docs
+    assert "It is faster than asyncio.wait_for() because timeout makes no task." in doc.text
+    # Nothing declared: the description stays as written (reST, the specification's fallback, would
+    # read a plain description's indented lines as quotes).
+    plain = tmp_path / "PKG-INFO"
+    plain.write_text(METADATA.format(kind="").replace("Description-Content-Type: \n", ""))
+    (doc,) = load_file(plain).docs
+    assert "because ``timeout`` makes no task" in doc.text

@@ -36,3 +36,20 @@ def test_releases_are_other_files_of_the_series_nearest_version_first():
     found = releases(paths)
     assert found["b"] == ["c", "a"] and found["a"] == ["c", "b"]  # at most two, nearest first
     assert "r1" not in found and "w" not in found
+
+
+def test_a_generic_file_name_goes_by_its_folder():
+    from citegraph.text.releases import known_name
+
+    assert known_name("/usr/share/doc/libelf1/changelog.Debian.gz") == "libelf1.changelog.Debian"
+    assert known_name("/x/arrow-1.3.0.dist-info/METADATA") == "arrow-1.3.0.dist-info.METADATA"
+    assert known_name("/x/arrow-1.3.0.METADATA.txt") == "arrow-1.3.0.METADATA.txt"
+    assert known_name("/x/README.md.gz") == "x.README.md"
+    assert document_name(known_name("/usr/share/doc/libelf1/copyright")) == "libelf1"
+    # Two wheels' METADATA are two releases of one document, though both files are called METADATA.
+    paths = {
+        "a": "/x/arrow-0.15.5.dist-info/METADATA",
+        "b": "/x/arrow-1.3.0.dist-info/METADATA",
+        "c": "/x/bidict-0.23.1.dist-info/METADATA",
+    }
+    assert releases(paths) == {"a": ["b"], "b": ["a"]}

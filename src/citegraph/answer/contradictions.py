@@ -32,7 +32,7 @@ from citegraph.text.conflicts import (
     similarity,
 )
 from citegraph.text.injection import source_label
-from citegraph.text.releases import series
+from citegraph.text.releases import known_name, series
 
 # A fact outweighs another when its weight is higher by at least this much.
 CLEAR_MARGIN = 0.05
@@ -203,7 +203,7 @@ def _release_pair(a: Evidence | None, b: Evidence | None) -> bool:
     """Whether two passages come from two releases of one document (text/releases.series)."""
     if a is None or b is None or not a.source or not b.source:
         return False
-    sa, sb = series(Path(a.source).name), series(Path(b.source).name)
+    sa, sb = series(known_name(a.source)), series(known_name(b.source))
     return sa is not None and sa == sb
 
 

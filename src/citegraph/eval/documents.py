@@ -32,6 +32,7 @@ from typing import Any, Literal
 from citegraph.answer.compose import LEAD_WORDS  # a lead longer than this is a sentence
 from citegraph.errors import InputError
 from citegraph.schemas import Answer
+from citegraph.text.releases import known_name
 
 KINDS = ("fact", "two-hop", "why-how", "conflict", "missing", "off-topic")
 Split = Literal["dev", "test", "all"]
@@ -221,8 +222,8 @@ def _is_the_disagreement(reported: dict[str, Any], gold: dict[str, Any], holding
     answer (the conflict's own or the question's `docs`: requests' 2.31.0 METADATA says what its README
     says) and its two quotes state two different ones of the question's values. Matching the documents
     alone counted any conflict between those files (a grammar fix in the same pair) as found."""
-    docs = {Path(d).name for d in [*gold.get("docs", []), *holding]}
-    if len({Path(d).name for d in reported["docs"]} & docs) != 2:
+    docs = {known_name(d) for d in [*gold.get("docs", []), *holding]}
+    if len({known_name(d) for d in reported["docs"]} & docs) != 2:
         return False
     values = list(gold.get("values", []))
     a, b = reported["quotes"]
@@ -240,7 +241,7 @@ def run_documents(
     from citegraph.store.corpus import Corpus
 
     with Corpus.open(corpus_dir, get_embedder().identity.as_dict()) as c:
-        files = {d["doc_id"]: Path(str(d["metadata"].get("path", ""))).name for d in c.ledger.documents()}
+        files = {d["doc_id"]: known_name(str(d["metadata"].get("path", ""))) for d in c.ledger.documents()}
     halves = split_of(questions)
     it: Any = questions
     if progress:

@@ -8,6 +8,15 @@ name its page) and .jsonl in BEIR corpus format (`_id`, `title`, `text`, optiona
 their stored text is plain prose with headings kept as Markdown headings (chunking follows them) and
 no markup left for a quote to carry (`**Note**:`, reST underlines).
 
+Files as they lie on disk are read too: a documentation file known by its name rather than a suffix
+(`README`, `copyright`, `README.Debian`, `changelog.Debian`, a wheel's `METADATA`, an sdist's `PKG-INFO`)
+is text, and a gzip-compressed file (`changelog.Debian.gz`, `README.md.gz`, all over /usr/share/doc) is
+read as the file inside it. Such a generic name says nothing of whose file it is, so its folder goes in
+its title ("libelf1: changelog.Debian", "arrow-1.3.0.dist-info: METADATA"). A package's metadata (the
+email-header format of METADATA and PKG-INFO) keeps its `Key: value` fields as lines and renders the
+long description in the format its `Description-Content-Type` declares (Markdown or reST), so its
+README's markup reaches no quote either.
+
 The stored text is what citations point into, so loaders repair what extraction breaks before
 storing it: PDF hyphenation ("bet‐ ter") and letter spacing ("serv er"), sentences run together
 ("Center.We").
@@ -38,12 +47,18 @@ from typing import Any
 import yaml
 
 from citegraph.text.dates import parse_date, stated_date
+from citegraph.text.releases import is_doc_name
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 8
+LOADERS_VERSION = 9
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
+# Package metadata in the email-header format (core metadata: a wheel's METADATA, an sdist's PKG-INFO).
+METADATA_NAMES = frozenset({"metadata", "pkg-info"})
+# A compressed file is read as the file inside it, up to this many bytes once inflated (a small file
+# may inflate to gigabytes: it is refused, not read); the pipeline passes its --max-file-mb here.
+MAX_INFLATED_BYTES = 20 * 1024 * 1024
 DEFAULT_TIER = "secondary"
 
 
@@ -116,8 +131,8 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Skipped], li
                     else:
                         problems.append(Skipped(str(f), f"a symbolic link to a folder, not followed: name {target}"))
                 elif f.is_file():
-                    (files if f.suffix.lower() in SUPPORTED else ignored).append(f)
-        elif p.suffix.lower() in SUPPORTED:
+                    (files if is_supported(f) else ignored).append(f)
+        elif is_supported(p):
             files.append(p)
         else:
             problems.append(Skipped(str(raw), f"unsupported file type {p.suffix or '(none)'}"))
@@ -131,36 +146,69 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[Skipped], li
     return unique, problems, ignored
 
 
+def inner_name(path: Path) -> str:
+    """The name of the file a path holds: less its ".gz" when compressed ("README.md" of "README.md.gz")."""
+    return path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+
+
+def _format(name: str) -> str | None:
+    """The format a file name says, by its suffix or as a documentation file's known name; None when
+    it says none citegraph reads."""
+    suffix = Path(name).suffix.lower()
+    if suffix in SUPPORTED:
+        return suffix
+    if is_doc_name(name):
+        return ".txt"
+    return None
+
+
+def is_supported(path: Path) -> bool:
+    kind = _format(inner_name(path))
+    if inner_name(path) != path.name:
+        return kind not in {None, ".jsonl"}  # a BEIR corpus is streamed line by line from its file
+    return kind is not None
+
+
 def file_doc_id(path: Path) -> str:
     """Stable id of a file's document: a readable slug of its name plus a hash of its full path."""
     slug = re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-")[:40] or "doc"
     return f"{slug}-{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]}"
 
 
-def load_file(path: Path) -> LoadedFile:
-    suffix = path.suffix.lower()
+def load_file(path: Path, max_bytes: int = MAX_INFLATED_BYTES) -> LoadedFile:
+    """The documents of one file, or why it was skipped. `max_bytes` bounds what a compressed file may
+    inflate to."""
+    name = inner_name(path)
+    kind = _format(name) or path.suffix.lower()
     notes: list[str] = []
     encoding: str | None = None
     try:
-        if suffix == ".jsonl":
+        if kind == ".jsonl":
             return _load_jsonl(path)
-        if suffix == ".pdf":
-            doc_or_skip = _load_pdf(path)
-        elif suffix == ".docx":
-            doc_or_skip = _load_docx(path)
+        raw = path.read_bytes()
+        if name != path.name:
+            raw_or_skip = _inflate(path, raw, max_bytes)
+            if isinstance(raw_or_skip, Skipped):
+                return LoadedFile(path, [], [raw_or_skip], notes)
+            raw = raw_or_skip
+        if kind == ".pdf":
+            doc_or_skip = _load_pdf(path, raw)
+        elif kind == ".docx":
+            doc_or_skip = _load_docx(path, raw)
         else:
-            data = path.read_bytes()
-            text, encoding, how = _decode(data)
+            text, encoding, how = _decode(raw)
             if how:
                 notes.append(f"{path}: {how}")
             if text is None:
                 doc_or_skip = Skipped(str(path), "binary or undecodable file (not text in any encoding found)")
-            elif suffix in {".html", ".htm"}:
+            elif kind in {".html", ".htm"}:
                 doc_or_skip = _load_html(path, text)
-            elif suffix in {".md", ".markdown"}:
+            elif kind in {".md", ".markdown"}:
                 doc_or_skip = _load_markdown(path, text)
-            elif suffix == ".rst":
+            elif kind == ".rst":
                 doc_or_skip = _load_rst(path, text)
+            elif name.split(".")[0].lower() in METADATA_NAMES or _METADATA_START.match(text):
+                doc_or_skip = _load_metadata(path, text)
             else:
                 doc_or_skip = _text_doc(path, text, {})
     except OSError as exc:
@@ -170,6 +218,23 @@ def load_file(path: Path) -> LoadedFile:
     if notes and encoding:
         doc_or_skip.metadata.setdefault("encoding", encoding)
     return LoadedFile(path, [doc_or_skip], [], notes)
+
+
+def _inflate(path: Path, data: bytes, max_bytes: int) -> bytes | Skipped:
+    """A gzip file's content, read no further than `max_bytes` (so a bomb costs nothing)."""
+    import gzip
+    import io
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+            out = f.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        return Skipped(str(path), f"corrupt gzip file: {exc}")
+    if len(out) > max_bytes:
+        limit = max_bytes / 1024 / 1024
+        return Skipped(str(path), f"inflates to over the {limit:.0f} MB limit: split it, or pass --max-file-mb")
+    return out
 
 
 # -- text formats ---------------------------------------------------------------------------------
@@ -364,7 +429,7 @@ def _text_doc(path: Path, text: str, front: dict[str, Any]) -> SourceDoc | Skipp
     text = _normalise(text)
     if not text.strip():
         return Skipped(str(path), "empty file")
-    title = str(front.pop("title", "") or "") or _first_heading(text) or path.stem
+    title = str(front.pop("title", "") or "") or _first_heading(text) or _file_title(path)
     date = parse_date(front.pop("date", None))
     date_source = str(front.pop("date_source", "front matter")) if date else ""
     if date is None:
@@ -389,6 +454,14 @@ def _text_doc(path: Path, text: str, front: dict[str, Any]) -> SourceDoc | Skipp
     )
 
 
+def _file_title(path: Path) -> str:
+    """A file's name less its suffixes of format ("README" of README.md.gz); a generic name with its
+    folder's ("libelf1: changelog.Debian", "arrow-1.3.0.dist-info: METADATA"): that says whose it is."""
+    name = inner_name(path)
+    stem = Path(name).stem if Path(name).suffix.lower() in SUPPORTED else name
+    return f"{path.parent.name}: {stem}" if is_doc_name(name) and path.parent.name else stem
+
+
 def _first_heading(text: str) -> str | None:
     for line in text.splitlines():
         s = line.strip()
@@ -411,11 +484,14 @@ def _load_markdown(path: Path, text: str) -> SourceDoc | Skipped:
         if isinstance(parsed, dict):
             front = {str(k).lower(): v for k, v in parsed.items()}
         text = text[m.end() :]
+    body, _ = html_blocks(_markdown_html(text))
+    return _text_doc(path, body, front)
+
+
+def _markdown_html(text: str) -> str:
     from markdown_it import MarkdownIt
 
-    html = MarkdownIt("commonmark").enable("table").render(text)
-    body, _ = html_blocks(html)
-    return _text_doc(path, body, front)
+    return MarkdownIt("commonmark").enable("table").render(text)
 
 
 # Sphinx's cross-reference roles, which plain docutils does not know: their text is kept
@@ -443,12 +519,25 @@ def _register_sphinx_roles() -> None:
 
 def _load_rst(path: Path, text: str) -> SourceDoc | Skipped:
     """reStructuredText through docutils' HTML writer."""
+    parts = _rst_parts(path, text)
+    if isinstance(parts, Skipped):
+        return parts
+    body, _ = html_blocks(parts["html_body"])
+    front: dict[str, Any] = {}
+    if parts.get("title"):
+        from bs4 import BeautifulSoup
+
+        front["title"] = BeautifulSoup(parts["title"], "html.parser").get_text(" ", strip=True)
+    return _text_doc(path, body, front)
+
+
+def _rst_parts(path: Path, text: str) -> dict[str, Any] | Skipped:
     from docutils.core import publish_parts
 
     _register_sphinx_roles()
 
     try:
-        parts = publish_parts(
+        return publish_parts(
             text,
             source_path=str(path),
             writer="html5",
@@ -464,13 +553,30 @@ def _load_rst(path: Path, text: str) -> SourceDoc | Skipped:
         )
     except Exception as exc:  # docutils raises its own kinds on pathological input
         return Skipped(str(path), f"unreadable reStructuredText: {type(exc).__name__}: {exc}")
-    body, _ = html_blocks(parts["html_body"])
-    front: dict[str, Any] = {}
-    if parts.get("title"):
-        from bs4 import BeautifulSoup
 
-        front["title"] = BeautifulSoup(parts["title"], "html.parser").get_text(" ", strip=True)
-    return _text_doc(path, body, front)
+
+# Core metadata (a wheel's METADATA, an sdist's PKG-INFO) opens with its version field.
+_METADATA_START = re.compile(r"\A\s*Metadata-Version:[ \t]*\d", re.IGNORECASE)
+_DESCRIPTION_TYPE = re.compile(r"^Description-Content-Type:[ \t]*([^;\s]+)", re.IGNORECASE | re.MULTILINE)
+
+
+def _load_metadata(path: Path, text: str) -> SourceDoc | Skipped:
+    """A package's core metadata: its `Key: value` fields stay lines as they are (the claim model reads
+    each as a fact: "Requires-Python: >=3.8"), and the long description after them, the package's
+    README, is rendered in the format `Description-Content-Type` declares, so its Markdown or reST
+    reaches no quote ("because ``timeout`` doesn't create a new task"). An undeclared one stays as it is:
+    the specification's fallback, reST, would read a plain-text description's indented lines as
+    quotes and its `::` as code."""
+    head, _, body = text.replace("\r\n", "\n").partition("\n\n")
+    declared = _DESCRIPTION_TYPE.search(head)
+    kind = declared.group(1).lower() if declared and body.strip() else ""
+    if kind == "text/markdown":
+        body, _ = html_blocks(_markdown_html(body))
+    elif kind == "text/x-rst":
+        parts = _rst_parts(path, body)
+        if not isinstance(parts, Skipped):
+            body, _ = html_blocks(parts["html_body"])
+    return _text_doc(path, f"{head}\n\n{body}" if body else head, {})
 
 
 _BLOCK_TAGS = [
@@ -626,14 +732,15 @@ def _load_html(path: Path, html: str) -> SourceDoc | Skipped:
     return _text_doc(path, text, front)
 
 
-def _load_docx(path: Path) -> SourceDoc | Skipped:
+def _load_docx(path: Path, data: bytes) -> SourceDoc | Skipped:
     """A Word document: its paragraphs (headings by style, as Markdown headings) and table rows."""
+    import io
     import zipfile
 
     try:
         import docx
 
-        d = docx.Document(str(path))
+        d = docx.Document(io.BytesIO(data))
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         return Skipped(str(path), f"corrupt .docx: {exc}")
     except Exception as exc:  # python-docx raises many kinds on damaged files
@@ -669,15 +776,17 @@ def _load_docx(path: Path) -> SourceDoc | Skipped:
     return _text_doc(path, "\n\n".join(parts), front)
 
 
-def _load_pdf(path: Path) -> SourceDoc | Skipped:
+def _load_pdf(path: Path, data: bytes) -> SourceDoc | Skipped:
     """Text in pypdf's layout mode (it keeps indentation and most words whole), cut into blocks where
     the indentation steps back (a man page's option list, paragraphs), running headers and footers
     left out (the date a footer states is read first), then repaired (repair_pdf_text)."""
+    import io
+
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             return Skipped(str(path), "encrypted PDF")
         layout = [_normalise(page.extract_text(extraction_mode="layout") or "") for page in reader.pages]

@@ -14,7 +14,6 @@ import logging
 import re
 from collections.abc import Set
 from datetime import date, timedelta
-from pathlib import Path
 
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -28,6 +27,7 @@ from citegraph.state import ExtractTask, RetrieveTask, State, resolved_mode
 from citegraph.text import answerability as ans
 from citegraph.text.claims import claims
 from citegraph.text.dates import parse_date
+from citegraph.text.releases import known_name
 from citegraph.text.tokens import tokenize
 from citegraph.web.branch import Gathered, gather, web_corpus_lock
 from citegraph.web.search import Query
@@ -70,7 +70,7 @@ def answer_first(question: str, results: list[Evidence], m: int, written: Set[st
     keys = ans.key_terms(question, known_words(), written)
     out = []
     for e in results:
-        bonus = ans.answer_bonus(question, keys, e.text, f"{e.title} {Path(e.source).name}")
+        bonus = ans.answer_bonus(question, keys, e.text, f"{e.title} {known_name(e.source)}")
         final = e.scores.get("final", 0.0) + bonus
         out.append(e.model_copy(update={"scores": {**e.scores, "answer_bonus": bonus, "final": final}}))
     # The bonus is added, not ranked first: ranking by it first found attrs' "Requires-Python: >=3.7"

@@ -42,7 +42,7 @@ from citegraph.schemas import Evidence, SearchResult
 from citegraph.settings import RetrievalSettings
 from citegraph.store.corpus import Corpus
 from citegraph.text.dates import date_to_int
-from citegraph.text.releases import document_name, releases
+from citegraph.text.releases import document_name, known_name, releases
 from citegraph.text.tokens import Vocabulary, tokenize
 
 Mode = Literal["hybrid", "dense", "sparse"]
@@ -186,7 +186,7 @@ class HybridRetriever:
             plain = {w for w in found if w.count("-") == 1 and all(p in english for p in w.split("-"))}
             found -= written_apart(plain, self.corpus.ledger.live_texts())
             paths = (info["path"] or "" for info in self._docs.values())
-            found.update(document_name(Path(p).name) for p in paths if p and "://" not in p)
+            found.update(document_name(known_name(p)) for p in paths if p and "://" not in p)
             self._names = frozenset(w for w in found if len(w) >= 3)
         return self._names
 

@@ -25,6 +25,7 @@ from citegraph.settings import DEFAULT_TIER_WEIGHTS
 from citegraph.store.corpus import Corpus
 from citegraph.store.ledger import Ledger
 from citegraph.text.density import DensityStats, fd_star, fit_stats
+from citegraph.text.releases import known_name
 from citegraph.text.tokens import tokenize, tokenize_many
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ def sparse_text(title: str, file: str, text: str) -> str:
 @lru_cache(maxsize=4096)
 def _heading(title: str, file: str) -> str:
     """The title, and the file name where it says more (worked out once per document, not per passage)."""
-    name = Path(file).name if file else ""
+    name = known_name(file)
     return title if not name or set(tokenize(name)) <= set(tokenize(title)) else f"{title} {name}"
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from pathlib import Path
+
+from citegraph.text.releases import known_name
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
@@ -87,7 +88,7 @@ def source_label(title: str, source: str = "") -> str:
     untitled document" when neither is there or each reads as instructions (a title or a file name is
     the document's to choose, so it is never trusted as text). Never the code's own id for it: an id is
     bookkeeping, not something a reader can use (issue 16)."""
-    for name in (title, Path(source).name if source else ""):
+    for name in (title, known_name(source)):
         cleaned = clean_title(name)
         if cleaned and not instruction_reason(cleaned):
             return f"“{cleaned}”"

@@ -17,6 +17,34 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+# What documentation files are called where no suffix says their format (the name before its first
+# dot, any case): /usr/share/doc/PKG/{README, copyright, README.Debian, changelog.Debian.gz}, a source
+# tree's AUTHORS or NEWS, a wheel's METADATA, an sdist's PKG-INFO. Such a name says nothing of whose
+# file it is: its folder does.
+DOC_NAMES = frozenset(
+    "readme news changes changelog history authors thanks todo bugs faq install notice copying license "
+    "licence copyright credits contributors maintainers metadata pkg-info".split()
+)
+
+
+def is_doc_name(file_name: str) -> bool:
+    return file_name.split(".")[0].lower() in DOC_NAMES
+
+
+def known_name(source: str) -> str:
+    """The name a file goes by: its own, less ".gz" ("README.md" of "README.md.gz"); a generic one with
+    its folder's in front, joined by a dot ("libelf1.changelog.Debian" of
+    /usr/share/doc/libelf1/changelog.Debian.gz, "arrow-1.3.0.dist-info.METADATA"), so that what it is
+    named for (document_name) and its release (series) are its folder's. A URL's is its last part."""
+    if not source:
+        return ""
+    path = Path(source)
+    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+    if "://" not in source and is_doc_name(name) and path.parent.name:
+        return f"{path.parent.name}.{name}"
+    return name
+
+
 _VERSION = re.compile(r"(?<![a-z0-9])v?\d+(?:\.\d+)+(?:(?:a|b|rc|dev|post)\d*)?(?![0-9])")
 MAX_RELEASES = 2  # other releases read per passage: the ones nearest in version order
 
@@ -45,15 +73,15 @@ def releases(paths: dict[str, str]) -> dict[str, list[str]]:
     files of the same series, nearest version first."""
     groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for doc_id, path in paths.items():
-        key = series(Path(path).name)
+        key = series(known_name(path))
         if key is not None:
             groups[key].append((doc_id, path))
     out: dict[str, list[str]] = {}
     for members in groups.values():
         for doc_id, path in members:
-            own = _version(Path(path).name)
+            own = _version(known_name(path))
             others = [(d, p) for d, p in members if p != path]
-            others.sort(key=lambda dp: _distance(own, _version(Path(dp[1]).name)))
+            others.sort(key=lambda dp: _distance(own, _version(known_name(dp[1]))))
             if others:
                 out[doc_id] = [d for d, _ in others[:MAX_RELEASES]]
     return out
