@@ -14,6 +14,10 @@ from citegraph.text.claims import claims, text_kind
 def test_the_question_decides_the_kind_of_value():
     assert ans.answer_type("How many instances does the wine dataset have?") == "number"
     assert ans.answer_type("What TCP port does the PostgreSQL server listen on?") == "number"
+    # A compression level is a number; a log's level is a name ("notice"), as syslog's facility.level is.
+    assert ans.answer_type("What compression level does gzip use by default?") == "number"
+    assert ans.answer_type("What is the default log level?") is None
+    assert ans.answer_type("If I call logger without -p, at what facility and level is my message recorded?") is None
     assert ans.answer_type("When was tar 1.34 released?") == "date"
     assert ans.answer_type("Which option makes tar filter the archive through gzip?") == "code"
     assert ans.answer_type("What Python version does click 8.1.7 require?") == "version"

@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence, Set
 from functools import lru_cache
-from pathlib import Path
 from typing import Literal, Protocol
 
 from citegraph.schemas import Fact
 from citegraph.text.claims import Claim, extract_entities
 from citegraph.text.dates import find_date, written_dates
+from citegraph.text.releases import known_name
 from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, Vocabulary, tokenize
 
 AnswerType = (
@@ -61,11 +61,13 @@ _DATE_Q = re.compile(
     r"\bwhen (was|were|did|is|does) \w+",
     re.IGNORECASE,
 )
+# A log's level is a name (notice, warning, DEBUG), as syslog's facility.level pair is, not a number.
 _NUMBER_Q = re.compile(
     r"\bhow (many|much|long|old|far|large|big|tall|high|often|fast|deep|wide|heavy|small)\b|"
     r"\bwhat ([\w-]+ ){0,2}(percentage|percent|number|amount|proportion|share|fraction|port|ratio|rate)\b|"
     r"\b(what|which) ((is|was|are) )?(the )?(?!([\w-]+ )*(first|second|third|top|highest|lowest|next|main) )"
-    r"([\w-]+ ){0,3}(size|port|level|number|length|timeout|limit|ratio|rate|count|"
+    r"([\w-]+ ){0,3}(size|port|(?<!log )(?<!logging )(?<!severity )(?<!facility and )level|number|length|timeout|"
+    r"limit|ratio|rate|count|"
     r"uid|gid|population|cost|price|score|exit status|exit code|percentage|amount)\b|\bexit (status|code)\b|"
     r"\bnumeric\b",
     re.IGNORECASE,
@@ -867,7 +869,7 @@ ABSENT_FROM_CORPUS = "no passage in the corpus mentions"
 def covering_text(title: str, source: str, passage: str) -> str:
     """What a fact covers the question's key terms with: its passage, its document's title and file name
     ("… according to its README")."""
-    return f"{title}\n{Path(source).name if source else ''}\n{passage}"
+    return f"{title}\n{known_name(source)}\n{passage}"
 
 
 def uncovered(terms: list[str], text: str) -> list[str]:
