@@ -295,7 +295,7 @@ class Ingestor:
                     self.report.skipped.append(Skipped(path, why))
                     continue
                 t = time.perf_counter()
-                loaded = load_file(f)
+                loaded = load_file(f, self.max_bytes)
                 self.report.add_time("load_and_chunk", time.perf_counter() - t)
                 writer.add(self._take(run, path, loaded, stat, replace))
             for group in records:
