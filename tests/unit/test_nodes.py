@@ -138,6 +138,14 @@ def test_only_the_same_attribute_of_the_same_subject_conflicts():
         (">=3.6", ">=3.9"),
         "cryptography: Requires-Python",
     )
+    # The same two lines in two wheels' METADATA as they lie on disk: the subject is the package, not "dist info".
+    c = compare(
+        "Requires-Python: >=3.6",
+        "Requires-Python: >=3.9",
+        "cryptography-3.4.8.dist-info: METADATA",
+        "cryptography-41.0.dist-info: METADATA",
+    )
+    assert c is not None and c.point == "cryptography: Requires-Python"
     # A long value is one value, however short the key.
     c = compare("Requires-Python: >=2.7, !=3.0.*, !=3.1.*", "Requires-Python: >=3.7", "click-7.1.2", "click-8.1.7")
     assert c is not None and c.values == (">=2.7, !=3.0.*, !=3.1.*", ">=3.7")
