@@ -111,3 +111,16 @@ def test_a_quote_leaves_the_markup_around_its_words_out():
     assert shown("Written in C#") == "Written in C#"
     assert shown("x - y") == "x - y"
     assert shown("=====") == "====="  # nothing but markup: left whole
+
+
+def test_plain_text_headings_are_headings_not_statements():
+    from citegraph.text.claims import is_heading
+
+    # Two entries of a Debian changelog, or two underlined titles of two READMEs, differ without disagreeing.
+    assert is_heading("libcap-ng (0.8.3-1+b3) sid")
+    assert is_heading("alsa-lib (1.2.8-1) unstable; urgency=medium")
+    assert is_heading("Makefile.pre.in issues ----------------------")
+    assert is_heading("## 2.0.0 (2017-10-09)")
+    assert not is_heading("Requires-Python: >=3.8")
+    assert not is_heading("The default is 3 (see below).")
+    assert not is_heading("arrow (1.3.0) is required by foo.")

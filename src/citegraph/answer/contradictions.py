@@ -21,7 +21,7 @@ from pathlib import Path
 
 from citegraph.context import Context
 from citegraph.schemas import Contradiction, Evidence, Fact, Severity
-from citegraph.text.claims import text_kind
+from citegraph.text.claims import is_heading, text_kind
 from citegraph.text.conflicts import (
     ALIGNED,
     Conflict,
@@ -223,7 +223,7 @@ def detect(
     by_chunk = {e.chunk_id: e for e in evidence or []}
     ordered = sorted(facts, key=lambda f: f.id)
     # Statements only: two lines of code or of an option table, two headings, differ without contradicting.
-    ordered = [f for f in ordered if text_kind(f.text) == "prose" and not f.text.lstrip().startswith("#")]
+    ordered = [f for f in ordered if text_kind(f.text) == "prose" and not is_heading(f.text)]
 
     def named(f: Fact) -> str:
         ev = by_chunk.get(f.chunk_id)

@@ -267,6 +267,19 @@ def text_kind(text: str) -> str:
     return "prose"
 
 
+# Headings of plain text: a line underlined with a run of dashes or equals signs (joined to it as one
+# sentence: "Makefile.pre.in issues ------"), and a Debian changelog entry's first line, the release it
+# heads ("libcap-ng (0.8.3-1+b3) sid; urgency=medium").
+_UNDERLINED = re.compile(r"\S.*\s[-=~^*]{3,}$", re.DOTALL)
+_DEBIAN_ENTRY = re.compile(r"^[a-z0-9][a-z0-9.+-]+ \([^()\s]*\d[^()\s]*\) [a-z][\w-]*( [a-z][\w-]*)*(;|$)")
+
+
+def is_heading(text: str) -> bool:
+    """A heading, not a statement: Markdown's "# …", an underlined line, a Debian changelog entry's line."""
+    stripped = text.strip()
+    return stripped.startswith("#") or bool(_UNDERLINED.match(stripped) or _DEBIAN_ENTRY.match(stripped))
+
+
 # A quote long enough to be a paragraph reads badly and hides its point: cut longer sentences. (At
 # 300 the cut fell inside too many of SQuAD's long answer sentences: gold contained -5 points on 200.)
 MAX_CLAIM_CHARS = 400
