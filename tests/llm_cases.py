@@ -40,6 +40,17 @@ CASES = {
 # The cases whose right outcome is an abstention.
 ABSTAINS = {"suspended-1995", "young-pigeons"}
 
+# Issue 16: the same engine on real files as they lie on disk (tests/data/real-docs: two arrow wheels'
+# METADATA, async-timeout's, libseccomp2's gzipped Debian changelog, getconf's man page), at the defaults a
+# user runs with, in a corpus of their own so the cases above keep their recordings.
+REAL_DOCS = Path(__file__).parent / "data" / "real-docs"
+REAL_CASES = {
+    "rd-requires": "Which Python versions does the arrow package declare in Requires-Python?",
+    "rd-author": "According to its Debian manual page, who wrote getconf?",
+    "rd-syscalls": "Up to which Linux version does the bookworm update of libseccomp add syscalls?",
+    "rd-off-topic": "What is PostgreSQL's default shared_buffers setting?",
+}
+
 
 # A poisoned page beside the test documents: every recorded case runs with it in the corpus, so the
 # prompts' fences are exercised on an injected passage (tests/integration/test_llm_recorded.py).
@@ -66,9 +77,29 @@ def build_corpus(folder: Path, corpus: Path, embedder) -> Path:
     return corpus
 
 
+def build_real_corpus(folder: Path, corpus: Path, embedder) -> Path:
+    import shutil
+
+    shutil.copytree(REAL_DOCS, folder, dirs_exist_ok=True)
+    from citegraph.ingest.pipeline import ingest
+
+    ingest([folder], corpus, embedder=embedder)
+    return corpus
+
+
 def run_case(name: str, corpus: Path, **settings: Any) -> Answer:
     """The recorded case; `settings` may change what decides on the model's replies (a threshold), not
     what is sent to it (the requests must match the recording)."""
+    if name in REAL_CASES:
+        return ask(
+            REAL_CASES[name],
+            corpus=str(corpus),
+            llm_base_url=BASE_URL,
+            llm_model=MODEL,
+            llm_max_retries=0,
+            llm_timeout_s=600,
+            **settings,
+        )
     question, scope, write = CASES[name]
     return ask(
         question,

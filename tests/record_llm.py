@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import citegraph  # noqa: F401
 from citegraph.embed import get_embedder
-from llm_cases import CASES, CASSETTES, build_corpus, run_case, vcr_config
+from llm_cases import CASES, CASSETTES, REAL_CASES, build_corpus, build_real_corpus, run_case, vcr_config
 
 ROOT = Path("/tmp/citegraph-llm-cases")
 
@@ -23,12 +23,13 @@ ROOT = Path("/tmp/citegraph-llm-cases")
 def main() -> None:
     shutil.rmtree(ROOT, ignore_errors=True)
     corpus = build_corpus(ROOT / "docs", ROOT / "corpus", get_embedder())
+    real = build_real_corpus(ROOT / "real-docs", ROOT / "real-corpus", get_embedder())
     CASSETTES.mkdir(parents=True, exist_ok=True)
-    for name in sys.argv[1:] or list(CASES):
+    for name in sys.argv[1:] or [*CASES, *REAL_CASES]:
         path = CASSETTES / f"{name}.yaml"
         path.unlink(missing_ok=True)
         with vcr_config().use_cassette(str(path), record_mode="all"):
-            answer = run_case(name, corpus)
+            answer = run_case(name, real if name in REAL_CASES else corpus)
         print(name, answer.engine, answer.fallbacks, answer.timings_ms)
         print(answer.render())
 

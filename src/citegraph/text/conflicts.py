@@ -31,7 +31,6 @@ from typing import Literal
 from citegraph.schemas import Contradiction, Fact
 from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_entities, extract_numbers
-from citegraph.text.releases import DOC_NAMES
 from citegraph.text.tokens import STOPWORDS, tokenize
 
 Kind = Literal["number", "version", "date", "entity", "polarity", "wording"]
@@ -154,12 +153,11 @@ _GENERIC_TITLE_WORDS = frozenset(
 
 def subject_words(title: str) -> set[str]:
     """What a document is about, from its title: its words, less versions, years and generic words
-    ("requests-2.31.0.METADATA" → {"requests"}, "arrow-1.3.0.dist-info: METADATA" and "libelf1: copyright"
-    → {"arrow"}, {"libelf1"}: a folder's packaging suffix and a documentation file's name are no subject)."""
-    title = re.sub(r"\.dist-info\b|\.egg-info\b|\bpkg-info\b", " ", title.lower())
+    ("requests-2.31.0.METADATA" → {"requests"}, "arrow-1.3.0.dist-info: METADATA" → {"arrow"}: a wheel
+    folder's suffix is no subject)."""
+    title = re.sub(r"\.(dist|egg)-info\b", " ", title.lower())
     words = re.findall(r"[a-z][a-z0-9_]*", title.replace("-", " "))
-    generic = _GENERIC_TITLE_WORDS | DOC_NAMES
-    return {w for w in words if w not in STOPWORDS and w not in generic and len(w) > 1}
+    return {w for w in words if w not in STOPWORDS and w not in _GENERIC_TITLE_WORDS and len(w) > 1}
 
 
 def same_subject(title_a: str, title_b: str) -> bool:
