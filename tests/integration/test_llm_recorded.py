@@ -11,7 +11,7 @@ import pytest
 
 from citegraph.context import JUDGE_THRESHOLDS, Context
 from citegraph.text.claims import extract_numbers
-from llm_cases import ABSTAINS, CASES, CASSETTES, build_corpus, run_case, vcr_config
+from llm_cases import ABSTAINS, CASES, CASSETTES, build_corpus, build_real_corpus, run_case, vcr_config
 
 ROOT = Path("/tmp/citegraph-llm-cases")  # the recording's folder: document ids hash the path
 
@@ -22,6 +22,11 @@ def corpus(embedder):
 
     shutil.rmtree(ROOT, ignore_errors=True)
     return build_corpus(ROOT / "docs", ROOT / "corpus", embedder)
+
+
+@pytest.fixture(scope="module")
+def real_corpus(embedder, corpus):  # after `corpus`, which clears the folder both live in
+    return build_real_corpus(ROOT / "real-docs", ROOT / "real-corpus", embedder)
 
 
 def replay(name: str, corpus: Path, **settings):
@@ -155,3 +160,43 @@ def test_below_pick_threshold_the_model_is_not_asked_to_pick(corpus: Path):
     answer = replay("young-pigeons-quotes", corpus)
     assert answer.support < Context().pick_threshold and answer.abstained
     assert answer.model_use["calls"] == 2 and "below the threshold 0.45" in answer.abstain_reason
+
+
+# Issue 16: real files as they lie on disk (tests/data/real-docs), at a user's defaults.
+
+
+def test_real_documents_a_man_page_question_answered_in_three_calls(real_corpus: Path):
+    answer = replay("rd-author", real_corpus)
+    assert answer.engine == "llm" and not answer.abstained and answer.fallbacks == []
+    assert answer.model_use["calls"] == 3
+    assert answer.sentences[0].text == "Roland McGrath [1]."
+    assert answer.references[0].quote == "getconf was written by Roland McGrath for the GNU C Library"
+
+
+def test_real_documents_a_gzipped_debian_changelog_is_read_and_dated_by_its_trailer(real_corpus: Path):
+    answer = replay("rd-syscalls", real_corpus)
+    assert not answer.abstained and answer.model_use["calls"] == 3
+    assert answer.sentences[0].text == "Linux 6.7 [1]."
+    (ref,) = answer.references
+    assert ref.quote == "Add support for syscalls up to Linux 6.7."
+    assert ref.title == "libseccomp2: changelog.Debian" and ref.date == "2024-05-25"
+
+
+def test_real_documents_two_wheels_disagreement_is_stated_though_the_models_pick_fails(real_corpus: Path):
+    """The model named ">=3.8" for facts that do not say it (recorded): a failed pick, so the extractive
+    sentences stand in, and they state both releases' values and the disagreement by subject."""
+    answer = replay("rd-requires", real_corpus)
+    assert not answer.abstained
+    assert len(answer.fallbacks) == 1 and "its pick could not be used" in answer.fallbacks[0]
+    assert ">=3.8" in answer.answer and ">=2.7, !=3.0.*" in answer.answer and "The sources disagree" in answer.answer
+    (c,) = answer.contradictions
+    assert c.point == "arrow: Requires-Python" and set(c.values) == {
+        ">=3.8",
+        ">=2.7, !=3.0.*, !=3.1.*, !=3.2.*, !=3.3.*, !=3.4.*",
+    }
+
+
+def test_real_documents_an_off_topic_question_costs_one_call_and_says_why(real_corpus: Path):
+    answer = replay("rd-off-topic", real_corpus)
+    assert answer.abstained and answer.model_use["calls"] == 1
+    assert "no passage in the corpus mentions 'PostgreSQL'" in answer.answer
