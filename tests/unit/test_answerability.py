@@ -137,6 +137,13 @@ def _fact(text: str, ev: Evidence, typed: bool = True) -> Fact:
     )
 
 
+def test_a_number_the_question_writes_with_its_unit_is_mentioned_by_the_same():
+    # "…not yet delivered 100K of data?": the man page says "at least 100K of data", not "100".
+    assert ans.uncovered(["100"], "A server that fails to provide at least 100K of data is skipped.") == []
+    assert ans.uncovered(["100"], "a timeout of 100 ms") == []
+    assert ans.uncovered(["100"], "at most 1000 items") == ["100"]
+
+
 def test_a_fact_answers_only_if_its_passage_covers_the_question():
     ev = _ev("Port forwarding: ssh can forward TCP port 5432 to a remote host.", title="ssh")
     f = _fact("Port forwarding: ssh can forward TCP port 5432 to a remote host.", ev)

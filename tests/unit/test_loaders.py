@@ -328,3 +328,16 @@ def test_package_metadata_keeps_its_fields_and_renders_its_declared_description(
     plain.write_text(METADATA.format(kind="").replace("Description-Content-Type: \n", ""))
     (doc,) = load_file(plain).docs
     assert "because ``timeout`` makes no task" in doc.text
+
+
+def test_a_date_alone_under_a_heading_is_the_headings(tmp_path: Path):
+    # glom's CHANGELOG.md: the date of a release is a paragraph of its own under the release's heading.
+    p = tmp_path / "CHANGELOG.md"
+    p.write_text(
+        "23.4.0\n------\n*(November 7, 2023)*\n\nOfficially add Python 3.11 support.\n\n"
+        "23.3.0\n------\n\nReleased on *(March 30, 2023)* with fixes.\n"
+    )
+    (doc,) = load_file(p).docs
+    assert "## 23.4.0 (November 7, 2023)\n\nOfficially add Python 3.11 support." in doc.text
+    # A sentence that states a date among other words stays a sentence.
+    assert "## 23.3.0\n\nReleased on (March 30, 2023) with fixes." in doc.text

@@ -46,12 +46,12 @@ from typing import Any
 
 import yaml
 
-from citegraph.text.dates import parse_date, stated_date
+from citegraph.text.dates import parse_date, stated_date, written_dates
 from citegraph.text.releases import is_doc_name
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 9
+LOADERS_VERSION = 10
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 # Package metadata in the email-header format (core metadata: a wheel's METADATA, an sdist's PKG-INFO).
@@ -724,7 +724,27 @@ def html_blocks(html: str) -> tuple[str, dict[str, Any]]:
     _walk_blocks(root, parts, keep_loose=False)
     if not parts:  # no block markup: take the plain text
         parts = [re.sub(r"[ \t]+", " ", root.get_text("\n", strip=True))]
-    return "\n\n".join(p for p in parts if p), front
+    return "\n\n".join(p for p in _dated_headings(parts) if p), front
+
+
+def _dated_headings(parts: list[str]) -> list[str]:
+    """A paragraph that is only a date, right under a heading, is the heading's: a changelog's
+    "23.4.0 / ------ / *(November 7, 2023)*" is the release line "## 23.4.0 (November 7, 2023)". Alone it
+    was a fact of its own, "(November 7, 2023)", quoted for any release's date."""
+    out: list[str] = []
+    for part in parts:
+        spans = written_dates(part)
+        if (
+            out
+            and out[-1].startswith("#")
+            and "\n" not in out[-1]
+            and len(spans) == 1
+            and not re.search(r"\w", part[: spans[0][0]] + part[spans[0][1] :])
+        ):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def _load_html(path: Path, html: str) -> SourceDoc | Skipped:

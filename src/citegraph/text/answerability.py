@@ -883,6 +883,8 @@ def uncovered(terms: list[str], text: str) -> list[str]:
             bare = re.escape(t.lstrip("v"))
             if not re.search(rf"(?<![\w.])(?<![\w.]v)(?:v(?=\d))?{bare}(?:\.0)*(?![\w]|\.\d)", text):
                 out.append(t)
+        elif t.isdigit() and re.search(rf"(?<![\w.]){t}[A-Za-z]{{1,3}}\b", text):
+            continue  # "100K", "100ms": the number with its unit, as the question wrote "100K of data"
         elif not mentions(t, vocabulary):
             out.append(t)
     return out
