@@ -144,6 +144,20 @@ def test_a_number_the_question_writes_with_its_unit_is_mentioned_by_the_same():
     assert ans.uncovered(["100"], "at most 1000 items") == ["100"]
 
 
+def test_another_releases_line_does_not_state_the_named_releases_date():
+    # glom's CHANGELOG stops at 23.4.0: its 18.0.0 line, or an entry under it, says nothing of 23.5.0.
+    own = ans.covering_text("glom's CHANGELOG", "/x/glom-23.5.0/CHANGELOG.md", "")
+    q = "On what date was glom 23.5.0 released?"
+    assert ans.another_release(q, "## 18.0.0 (April 30, 2018)", None, own)
+    assert ans.another_release(q, "Semi-public beta release.", "## 18.0.0 (April 30, 2018)", own)
+    assert not ans.another_release(q, "## 23.5.0 (December 1, 2023)", None, own)
+    assert not ans.another_release("When did glom 23.4 come out?", "## 23.4.0 (November 7, 2023)", None, own)
+    # "Python 3.12" names no arrow release; a question that names no release refuses nothing.
+    own = ans.covering_text("arrow-1.3.0.CHANGELOG", "/x/arrow-1.3.0.CHANGELOG.rst", "")
+    assert not ans.another_release("Which arrow release first supported Python 3.12?", "1.3.0 (2023-09-30)", None, own)
+    assert not ans.another_release("When was arrow first released?", "0.1.0 (2013-05-01)", None, own)
+
+
 def test_a_fact_answers_only_if_its_passage_covers_the_question():
     ev = _ev("Port forwarding: ssh can forward TCP port 5432 to a remote host.", title="ssh")
     f = _fact("Port forwarding: ssh can forward TCP port 5432 to a remote host.", ev)

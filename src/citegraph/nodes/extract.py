@@ -173,6 +173,10 @@ def heading_for(
     return None
 
 
+def _text(c: Claim | None) -> str | None:
+    return c.text if c else None
+
+
 # claim, relevance, holds the asked value, its heading, the sentence scorer's probability (or None)
 Scored = tuple[Claim, float, bool, Claim | None, float | None]
 
@@ -201,6 +205,11 @@ def extractive_facts(
         return []
     own = ans.covering_text(ev.title, ev.source, "")  # what the document is named for
     headings = {c.start: heading_for(c, everything, kind, question, own) for c in found}
+    if kind in ("date", "version"):
+        # Another release's line (or an entry under it) does not state the named release's date or version.
+        found = [c for c in found if not ans.another_release(question, c.text, _text(headings[c.start]), own)]
+        if not found:
+            return []
 
     def lateness(c: Claim) -> tuple[int, ...]:
         head = headings[c.start]

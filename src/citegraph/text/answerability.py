@@ -442,6 +442,34 @@ def release_value(kind: AnswerType, line: str, question: str) -> tuple[int, ...]
     return ()
 
 
+def _release_key(version: str) -> tuple[int, ...]:
+    parts = [int(x) for x in re.findall(r"\d+", version)]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def another_release(question: str, text: str, heading: str | None, own: str) -> bool:
+    """Whether a fact belongs to a release of the document's product other than the one the question
+    names: "## 18.0.0 (April 30, 2018)", or an entry under it, does not say when "glom 23.5.0" came out
+    (a changelog that stops before 23.5.0 was quoted for it). The question names a release by its number
+    after the product's name ("glom 23.5.0"; `own` is what the document is named for): "Python 3.12" in a
+    question about arrow names no arrow release."""
+    own = own.lower()
+    asked = {
+        _release_key(m.group(2))
+        for m in re.finditer(r"([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)+)\b", question)
+        if len(m.group(1)) > 1 and re.search(rf"(?<![\w-]){re.escape(m.group(1).lower())}(?![\w-])", own)
+    }
+    if not asked:
+        return False
+    for line in (heading or "", text):
+        m = _LEADING_RELEASE.match(line.strip())
+        if m and len(line.strip()) <= 100:
+            return _release_key(m.group(0)) not in asked
+    return False
+
+
 def release_order(kind: AnswerType, text: str, heading: str | None, question: str) -> tuple[int, ...]:
     """How late the release a fact belongs to is: its heading's (a changelog line may name other
     products' versions), else its own when it is a release's line or says "release"/"version"."""
