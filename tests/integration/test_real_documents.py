@@ -106,10 +106,11 @@ def test_quotes_are_clean_text(mixed: Path, embedder):
 def test_a_field_of_a_record_answers_what_its_key_names(mixed: Path):
     """A METADATA line "Requires-Python: >=3.9" states what the question asks; its lexical
     relevance stands beside the reader, which learnt from prose (nodes/judge.py)."""
-    a = ask("What is the Requires-Python constraint of demo-pkg 2.0?", corpus=str(mixed), judge="reader")
-    assert not a.abstained and a.sentences[0].text == ">=3.9 [1]."
-    assert a.references[0].quote == "Requires-Python: >=3.9"
-    assert a.support == max(a.support_parts["field"], a.support_parts["reader"])
+    for judge in ("reader", "sentences"):  # the default judge, the sentence scorer, learnt from prose too
+        a = ask("What is the Requires-Python constraint of demo-pkg 2.0?", corpus=str(mixed), judge=judge)
+        assert not a.abstained and a.sentences[0].text == ">=3.9 [1]."
+        assert a.references[0].quote == "Requires-Python: >=3.9"
+        assert a.support == max(a.support_parts["field"], a.support_parts[judge])
 
 
 def test_eval_documents_scores_a_benchmark_over_these_files(mixed_files: Path, mixed: Path, tmp_path: Path):

@@ -179,12 +179,18 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     lexical = ans.support((f.relevance, f.typed) for f in supported)
     support, source, fallback = lexical, "lexical", None
     parts = {"lexical": lexical}
+    # Both learned judges read prose; a "Key: value" line whose key is what the question asks
+    # ("Requires-Python: >=3.8"), in a passage that covers the question, states the answer exactly: its
+    # lexical relevance stands where they read it low (the reader 0.12, the sentence scorer 0.42).
+    field = field_fact(question, supported[: ctx.judge_passages])
+    if field is not None:
+        parts["field"] = round(field.relevance, 4)
     if any(f.answer_p is not None for f in supported):
         # The learned sentence scorer's probability for the best covering sentence (no model call:
         # extraction computed it).
         parts["sentences"] = ans.support((f.answer_p or 0.0, f.typed) for f in supported)
         if ctx.judge == "sentences":
-            support, source = parts["sentences"], "sentences"
+            support, source = max(parts["sentences"], parts.get("field", 0.0)), "sentences"
     passages = judged_passages(supported, evidence, ctx.judge_passages)
     if model_judges(ctx) and passages:
         p, fallback = await yes_probability(ctx, judge_prompt(state["question"], passages), state.get("deadline"))
@@ -195,13 +201,7 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
         # In a worker thread: the first call loads the reader (~1 s) and each one is CPU-bound.
         support, source = round(await asyncio.to_thread(read, state["question"], passages), 4), "reader"
         parts["reader"] = support
-        field = field_fact(question, supported[: ctx.judge_passages])
-        if field is not None:
-            # The reader learnt from prose; a "Key: value" line whose key is what the question asks
-            # ("Requires-Python: >=3.8"), in a passage that covers the question, states the answer
-            # exactly: its lexical relevance stands where the reader reads it as 0.12.
-            parts["field"] = round(field.relevance, 4)
-            support = max(support, parts["field"])
+        support = max(support, parts.get("field", 0.0))
     reference = ans.back_reference(question)
     if reference and supported and source != "model" and not model_picks(ctx):
         # Without a model's reading (none configured, or its call failed) the facts are those that mention
