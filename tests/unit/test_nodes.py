@@ -19,6 +19,10 @@ def test_sanitize_refuses_invented_numbers_titles_and_names():
     assert sanitize("Ottawa Britannia plant output", q) == "Britannia plant output"
     assert sanitize("2019 2020", q) is None  # nothing of its own left
     assert sanitize("output in 2018", "What was the output in 2018?") == "output in 2018"
+    # A version, a path and a setting are kept as written: split, "3 6 0" matched any digits.
+    q = "On what date did lm-sensors 3.6.0 come out, and what does /etc/login.defs set PollIntervalMaxSec=1M to?"
+    kept = "On what date did lm-sensors 3.6.0 come out and what does etc/login.defs set PollIntervalMaxSec=1M to"
+    assert sanitize(q, q) == kept
 
 
 def test_decomposition_probes_each_entity_and_respects_the_limit():

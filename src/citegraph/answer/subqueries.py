@@ -25,7 +25,9 @@ from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
 _QUOTED = re.compile(r"[\"“”‘’']([^\"“”‘’']{2,})[\"“”‘’']")
 
 
-_WORD = re.compile(r"[\w'’-]+")
+# A word keeps its inner dots, slashes and "=": "3.6.0", "/etc/login.defs" and "PollIntervalMaxSec=1M" are
+# searched as written (split, "3 6 0" matched any passage holding those digits).
+_WORD = re.compile(r"[\w'’-]+(?:[./=][\w'’-]+)*")
 
 
 _QWORDS = QUESTION_WORDS | {"the", "a", "an", "of"}
