@@ -586,6 +586,25 @@ def test_a_dictionary_word_called_a_package_is_a_name_when_a_file_is_named_for_i
     assert "schedule" not in ans.key_terms("What is the default schedule of the cron program?", english, {"schedule"})
 
 
+def test_a_dictionary_word_a_release_number_follows_is_a_name():
+    # realdocs8 p31: "Jansi 2.1.0, released 2020-12-07" was quoted for tree 2.1.0's date.
+    english = known_words()
+    assert "tree" in ans.key_terms("On what date was tree 2.1.0 released?", english)
+    assert "six" in ans.key_terms("When was six 1.16.0 released?", english)
+    ev = _ev("## Jansi 2.1.0, released 2020-12-07", title="Jansi changes")
+    q = "On what date was tree 2.1.0 released?"
+    assert ans.uncovered(ans.key_terms(q, english), ans.covering_text(ev.title, ev.source, ev.text)) == ["tree"]
+    # A version, a bound or a quantity names no product.
+    for q in (
+        "Does it still work with version 2.0?",
+        "Is anything above 3.8 supported?",
+        "When did libpng reach its 1.0.0 release?",
+        "Which song received 1.3 million views?",
+        "Which race of 5.9 miles is run every year?",
+    ):
+        assert set(ans.key_terms(q, english)) <= {"2.0", "3.8", "1.0.0", "1.3", "5.9", "libpng"}, q
+
+
 def test_code_quoted_inline_in_a_sentence_leaves_it_prose():
     # async-timeout's README (realdocs8 o21): the reason was read as code and never quoted.
     said = "Also it's much faster than ``asyncio.wait_for()``\nbecause ``timeout`` doesn't create a new task."

@@ -697,6 +697,10 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
             # A dictionary word a file of the corpus is named for, called a package, library, program…
             # ("the arrow package", "the schedule library", "the tree command"): a name.
             terms.append(w)
+        elif english and low not in _RELEASE_NOUNS and _RELEASE_AFTER.match(plain, m.end()):
+            # A dictionary word a release number follows names what was released ("tree 2.1.0",
+            # "click 8.1.7"): Jansi's "Jansi 2.1.0, released 2020-12-07" does not say when tree 2.1.0 was.
+            terms.append(w)
     # A short acronym ("US", "TCP") is often spelled out where it is meant ("United States"): not a
     # term a passage must hold letter for letter.
     terms = [t for t in terms if not re.fullmatch(r"[A-Z]{2,3}s?", t)]
@@ -711,6 +715,20 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
     return [t for t in out if not any(t != o and set(tokenize(t)) < set(tokenize(o)) for o in out)]
 
 
+# A release number after a word: dotted digits ("2.1.0", "v5.17"), not a count or a label ("line 1").
+_RELEASE_AFTER = re.compile(
+    r"\s+v?\d+(?:\.\d+)+\b(?!\s*-?\s*(?:million|billion|thousand|hundred|percent|%|per\b|mile|km|kilomet|met[er]|"
+    r"feet|foot|inch|pound|kg|gram|ton|hour|minute|second|day|week|month|year))",
+    re.IGNORECASE,
+)
+# Words a release number follows that name no product: "version 2.0", "above 3.8", "kernel 5.15" stays.
+_RELEASE_NOUNS = frozenset(
+    "version versions release releases revision rev update build patch series branch since least around "
+    "approximately roughly nearly exactly only just then now newer older later earlier upgrade upgraded "
+    "downgrade downgraded bump bumped support supports supported require requires required need needs "
+    "above below under over than between from beyond past before after until till through about "
+    "its their his her our your my upload uploads".split()
+)
 _SOFTWARE_NOUN = r"(?:package|library|module|program|tool|utility|command|crate|gem|plugin|project|wheel)s?"
 
 
