@@ -152,6 +152,11 @@ def test_another_releases_line_does_not_state_the_named_releases_date():
     assert ans.another_release(q, "Semi-public beta release.", "## 18.0.0 (April 30, 2018)", own)
     assert not ans.another_release(q, "## 23.5.0 (December 1, 2023)", None, own)
     assert not ans.another_release("When did glom 23.4 come out?", "## 23.4.0 (November 7, 2023)", None, own)
+    # A release's line may open with the product's name (Jansi's changelog, Markdown under a plain name).
+    own = ans.covering_text("Jansi changes", "/x/libjansi-java/changelog.gz", "")
+    q = "On what date did Jansi 2.4.0 come out?"
+    assert ans.another_release(q, "## Jansi 2.0.1, released 2020-10-28", None, own)
+    assert not ans.another_release(q, "## Jansi 2.4.0, released 2021-10-14", None, own)
     # "Python 3.12" names no arrow release; a question that names no release refuses nothing.
     own = ans.covering_text("arrow-1.3.0.CHANGELOG", "/x/arrow-1.3.0.CHANGELOG.rst", "")
     assert not ans.another_release("Which arrow release first supported Python 3.12?", "1.3.0 (2023-09-30)", None, own)

@@ -341,3 +341,23 @@ def test_a_date_alone_under_a_heading_is_the_headings(tmp_path: Path):
     assert "## 23.4.0 (November 7, 2023)\n\nOfficially add Python 3.11 support." in doc.text
     # A sentence that states a date among other words stays a sentence.
     assert "## 23.3.0\n\nReleased on (March 30, 2023) with fixes." in doc.text
+
+
+def test_markdown_under_a_plain_name_is_read_as_markdown_and_plain_text_stays_as_written(tmp_path: Path):
+    import gzip
+
+    pkg = tmp_path / "libjansi-java"
+    pkg.mkdir()
+    upstream = (
+        "# Jansi changes\n\n## [Jansi 2.4.0][2_4_0], released 2021-10-14\n\n* Support [Mac-arm64](https://example.org/222).\n\n"
+        "[2_4_0]: https://repo.maven.apache.org/maven2/org/fusesource/jansi/jansi/2.4.0\n"
+    )
+    (pkg / "changelog.gz").write_bytes(gzip.compress(upstream.encode()))
+    (doc,) = load_file(pkg / "changelog.gz").docs
+    assert "## Jansi 2.4.0, released 2021-10-14" in doc.text and "Support Mac-arm64." in doc.text
+    assert "[" not in doc.text and "https://" not in doc.text
+    # A man page's "# " prompt and an option's brackets are no Markdown: the text is kept as it is.
+    page = "SYNOPSIS\n    # foo [-a][-b] FILE\n\nSee [1] and https://example.org for more.\n"
+    (tmp_path / "foo.1.txt").write_text(page)
+    (man,) = load_file(tmp_path / "foo.1.txt").docs
+    assert man.text.strip() == page.strip()

@@ -51,7 +51,7 @@ from citegraph.text.releases import is_doc_name
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 10
+LOADERS_VERSION = 11
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 # Package metadata in the email-header format (core metadata: a wheel's METADATA, an sdist's PKG-INFO).
@@ -209,6 +209,8 @@ def load_file(path: Path, max_bytes: int = MAX_INFLATED_BYTES) -> LoadedFile:
                 doc_or_skip = _load_rst(path, text)
             elif name.split(".")[0].lower() in METADATA_NAMES or _METADATA_START.match(text):
                 doc_or_skip = _load_metadata(path, text)
+            elif looks_like_markdown(text):
+                doc_or_skip = _text_doc(path, html_blocks(_markdown_html(text))[0], {})
             else:
                 doc_or_skip = _text_doc(path, text, {})
     except OSError as exc:
@@ -486,6 +488,20 @@ def _load_markdown(path: Path, text: str) -> SourceDoc | Skipped:
         text = text[m.end() :]
     body, _ = html_blocks(_markdown_html(text))
     return _text_doc(path, body, front)
+
+
+# Markdown by its marks: an ATX heading ("## 2.4.0") and a link to an address ("[Jansi 2.4.0][2_4_0]" with
+# its "[2_4_0]: https://…", or "[4.0.0](https://…)"). Upstream changelogs installed as changelog.gz are
+# Markdown under a plain name (13 of the 2,904 text files of this machine's /usr/share/doc, all of them
+# Markdown); read as text, their quotes carried the link syntax. Man pages and plain READMEs have
+# neither mark, and a text file without both stays as written.
+_MD_HEADING = re.compile(r"^#{1,6} \S", re.MULTILINE)
+_MD_LINK = re.compile(r"\[[^\]\n]+\]\((?:https?://|\.{0,2}/|#)[^)\s]*\)|^ {0,3}\[[^\]\n]+\]: +\S", re.MULTILINE)
+
+
+def looks_like_markdown(text: str) -> bool:
+    """Whether a file of plain text is Markdown: it has both a heading and a link in Markdown's syntax."""
+    return bool(_MD_HEADING.search(text) and _MD_LINK.search(text))
 
 
 def _markdown_html(text: str) -> str:

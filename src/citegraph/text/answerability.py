@@ -426,6 +426,7 @@ RELEASE_LINE = re.compile(r"^\W{0,4}(#+ |\* |version\b|release\b|v?\d+(\.\d+)+\b
 
 _RELEASE_WORD = re.compile(r"\b(releases?d?|versions?|changes)\b", re.IGNORECASE)
 _LEADING_RELEASE = re.compile(r"^[#*=~\s-]*v?\d+(\.\d+)+\b")
+_NAMED_RELEASE = re.compile(r"^[#*=~\s-]*([A-Za-z][\w+-]*)\s+(v?\d+(?:\.\d+)+)\b")
 
 
 def release_value(kind: AnswerType, line: str, question: str) -> tuple[int, ...]:
@@ -465,6 +466,10 @@ def another_release(question: str, text: str, heading: str | None, own: str) -> 
         return False
     for line in (heading or "", text):
         m = _LEADING_RELEASE.match(line.strip())
+        # The product's name may come first: "## Jansi 2.0.1, released 2020-10-28".
+        named = _NAMED_RELEASE.match(line.strip())
+        if not m and named and re.search(rf"(?<![\w-]){re.escape(named.group(1).lower())}(?![\w-])", own):
+            m = re.match(r"v?\d+(\.\d+)+", named.group(2))
         if m and len(line.strip()) <= 100:
             return _release_key(m.group(0)) not in asked
     return False
