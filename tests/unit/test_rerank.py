@@ -5,7 +5,7 @@ from datetime import date
 import numpy as np
 import pytest
 
-from citegraph.retrievers.rerank import adaptive_cutoff, dedup, fd_rerank, recency, temporal_rerank
+from citegraph.retrievers.rerank import above_cutoff, adaptive_cutoff, dedup, fd_rerank, recency, temporal_rerank
 
 
 def test_recency_formula_and_future_dates():
@@ -52,6 +52,14 @@ def test_adaptive_cutoff():
     assert tau == pytest.approx(s.mean() - s.std())
     assert adaptive_cutoff(s, alpha=1.0, tau_min=0.6) == 0.6
     assert adaptive_cutoff(np.array([]), 1.0, 0.2) == 0.2
+
+
+def test_a_score_at_the_cutoff_is_kept_whatever_the_float_noise():
+    scores = np.array([0.4858353588317891, 0.8894878343490003])
+    tau = adaptive_cutoff(scores, 1.0, 0.0)
+    assert tau > scores.min()  # mean - std is the lower score, by arithmetic; 5.6e-17 above it in floats
+    assert above_cutoff(scores, tau) == [1, 0]
+    assert above_cutoff(np.array([0.9, 0.2, 0.5]), 0.45) == [0, 2]
 
 
 def test_dedup_keeps_the_better_ranked_of_near_duplicates():

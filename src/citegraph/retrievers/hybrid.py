@@ -345,7 +345,7 @@ class HybridRetriever:
 
         # 5. adaptive cutoff
         tau = rerank.adaptive_cutoff(score, s.cutoff_alpha, s.cutoff_tau_min) if s.cutoff else -np.inf
-        order = [int(i) for i in np.argsort(-score, kind="stable") if score[i] >= tau]
+        order = rerank.above_cutoff(score, tau)
 
         # 6. dedup (near duplicates that state other values are kept: they may disagree), 7. top-M
         kept, _ = rerank.dedup(order, table.embeddings[pos], s.dedup_threshold, limit=m, same=self._same_values(ids))

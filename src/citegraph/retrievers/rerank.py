@@ -60,6 +60,13 @@ def adaptive_cutoff(scores: np.ndarray, alpha: float, tau_min: float) -> float:
     return max(tau_min, float(scores.mean() - alpha * scores.std()))
 
 
+def above_cutoff(scores: np.ndarray, tau: float) -> list[int]:
+    """Positions of the scores that reach tau, best first. A score at tau is kept whatever the float
+    noise: with two candidates, mean - std is the lower one exactly, and bm25s and rank-bm25 (float32,
+    scaled apart by k1 + 1) kept it or dropped it by a last bit."""
+    return [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] >= tau - 1e-9]
+
+
 def dedup(
     order: list[int],
     embeddings: np.ndarray,
