@@ -124,3 +124,25 @@ def test_plain_text_headings_are_headings_not_statements():
     assert not is_heading("Requires-Python: >=3.8")
     assert not is_heading("The default is 3 (see below).")
     assert not is_heading("arrow (1.3.0) is required by foo.")
+
+
+def test_bm25_reads_a_version_and_a_dotted_name_whole():
+    from citegraph.retrievers.sparse import build_index
+    from citegraph.text.tokens import dotted, sparse_tokens
+
+    assert dotted("lm-sensors (1:3.6.0-7), v5.17, /etc/login.defs, arrow-1.3.0.dist-info") == [
+        "3.6.0",
+        "5.17",
+        "login.defs",
+        "1.3.0",
+    ]
+    passages = [
+        "Version 3.0.6: fixed 3 drivers, 6 chips and 0 regressions; 3.0.6 kept 6 of 3 branches going.",
+        "Version 3.6.0: libsensors learns the new chips.",
+        "Version 2.1.9: documentation only.",
+    ]
+    query = "What changed in lm-sensors version 3.6.0?"
+    split = build_index("bm25s", [tokenize(p) for p in passages]).scores(tokenize(query))
+    whole = build_index("bm25s", [sparse_tokens(p) for p in passages]).scores(sparse_tokens(query))
+    assert split.argmax() == 0  # digits anywhere match the digits asked
+    assert whole.argmax() == 1

@@ -43,7 +43,7 @@ from citegraph.settings import RetrievalSettings
 from citegraph.store.corpus import Corpus
 from citegraph.text.dates import date_to_int
 from citegraph.text.releases import document_name, known_name, releases
-from citegraph.text.tokens import Vocabulary, tokenize
+from citegraph.text.tokens import Vocabulary, sparse_tokens
 
 Mode = Literal["hybrid", "dense", "sparse"]
 
@@ -270,7 +270,7 @@ class HybridRetriever:
         scores = None
         if mode != "dense" and s.k_sparse:
             a = time.perf_counter()
-            scores = self.index.sparse.scores(tokenize(query, self.stem), mask)
+            scores = self.index.sparse.scores(sparse_tokens(query, self.stem), mask)
             sparse_hits = [(table.chunk_ids[i], sc) for i, sc in top_k(scores, s.k_sparse)]
             timings["sparse_ms"] = (time.perf_counter() - a) * 1000
         qvec, dense_raw = fut.result()

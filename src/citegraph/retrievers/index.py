@@ -26,7 +26,7 @@ from citegraph.store.corpus import Corpus
 from citegraph.store.ledger import Ledger
 from citegraph.text.density import DensityStats, fd_star, fit_stats
 from citegraph.text.releases import known_name
-from citegraph.text.tokens import tokenize, tokenize_many
+from citegraph.text.tokens import sparse_tokens, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +68,12 @@ def build(ledger: Ledger, backend: str, stem: bool, weights: dict[str, float] | 
     fds = fd_star(t["fd_raw"], t["n_tokens"], tier_weights(t["tiers"], weights), stats)
     table = PassageTable(t["chunk_ids"], t["doc_ids"], t["embeddings"], t["date_int"], fds, t["n_tokens"])
     texts = [sparse_text(*row) for row in zip(t["titles"], t["files"], t["texts"], strict=True)]
-    sparse = build_index(backend, tokenize_many(texts, stem=stem))
+    sparse = build_index(backend, [sparse_tokens(t, stem) for t in texts])
     return CorpusIndex(generation, table, sparse, stats)
 
 
 # What BM25 indexes for a passage; saved with the index, so an index built another way is rebuilt.
-SPARSE_TEXT = "title+file+passage; us-spelling"
+SPARSE_TEXT = "title+file+passage; us-spelling; dotted words"
 
 
 def sparse_text(title: str, file: str, text: str) -> str:

@@ -66,6 +66,23 @@ def tokenize_many(texts: list[str], stem: bool = True) -> list[list[str]]:
     return [tokenize(t, stem) for t in texts]
 
 
+# A version or a dotted name as written ("3.6.0", "login.defs", "time.monotonic"; "v5.17" is "5.17"): the
+# word tokens alone ("3", "6", "0") match any passage that holds those digits anywhere, so
+# "lm-sensors 3.6.0" ranked 3.3.5's entry beside 3.6.0's. A version ends where its digits do
+# ("arrow-1.3.0.dist-info" holds "1.3.0").
+_DOTTED = re.compile(r"(?<![\w.])(?:v?(\d+(?:\.\d+)+)|([a-z_]\w*(?:\.[a-z_]\w*)+))", re.UNICODE)
+
+
+def dotted(text: str) -> list[str]:
+    """The text's versions and dotted names, each whole (BM25 indexes them beside their parts)."""
+    return [m.group(1) or m.group(2) for m in _DOTTED.finditer(text.lower())]
+
+
+def sparse_tokens(text: str, stem: bool = True) -> list[str]:
+    """What BM25 reads of a passage or a query: its word tokens, then its dotted words whole."""
+    return tokenize(text, stem) + dotted(text)
+
+
 def fold(token: str) -> str:
     """A token without its accents ("beyoncé" → "beyonce"): how a question may spell a name."""
     import unicodedata
