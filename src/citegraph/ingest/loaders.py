@@ -210,7 +210,7 @@ def load_file(path: Path, max_bytes: int = MAX_INFLATED_BYTES) -> LoadedFile:
             elif name.split(".")[0].lower() in METADATA_NAMES or _METADATA_START.match(text):
                 doc_or_skip = _load_metadata(path, text)
             elif looks_like_markdown(text):
-                doc_or_skip = _text_doc(path, html_blocks(_markdown_html(text))[0], {})
+                doc_or_skip = _load_markdown(path, text, front_matter=False)
             else:
                 doc_or_skip = _text_doc(path, text, {})
     except OSError as exc:
@@ -475,9 +475,11 @@ def _first_heading(text: str) -> str | None:
 _FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
 
 
-def _load_markdown(path: Path, text: str) -> SourceDoc | Skipped:
+def _load_markdown(path: Path, text: str, front_matter: bool = True) -> SourceDoc | Skipped:
+    """`front_matter`: read a leading YAML block as the document's fields (a `.md` file's; a text file
+    found to be Markdown may open with a "---" rule and has none)."""
     front: dict[str, Any] = {}
-    m = _FRONT.match(text)
+    m = _FRONT.match(text) if front_matter else None
     if m:
         try:
             parsed = yaml.safe_load(m.group(1))

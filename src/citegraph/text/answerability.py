@@ -460,19 +460,25 @@ def another_release(question: str, text: str, heading: str | None, own: str) -> 
     asked = {
         _release_key(m.group(2))
         for m in re.finditer(r"([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)+)\b", question)
-        if len(m.group(1)) > 1 and re.search(rf"(?<![\w-]){re.escape(m.group(1).lower())}(?![\w-])", own)
+        if len(m.group(1)) > 1 and _names_own(m.group(1), own)
     }
     if not asked:
         return False
     for line in (heading or "", text):
-        m = _LEADING_RELEASE.match(line.strip())
+        s = line.strip()
+        m = _LEADING_RELEASE.match(s)
+        number = m.group(0) if m else None
         # The product's name may come first: "## Jansi 2.0.1, released 2020-10-28".
-        named = _NAMED_RELEASE.match(line.strip())
-        if not m and named and re.search(rf"(?<![\w-]){re.escape(named.group(1).lower())}(?![\w-])", own):
-            m = re.match(r"v?\d+(\.\d+)+", named.group(2))
-        if m and len(line.strip()) <= 100:
-            return _release_key(m.group(0)) not in asked
+        if number is None and (named := _NAMED_RELEASE.match(s)) and _names_own(named.group(1), own):
+            number = named.group(2)
+        if number and len(s) <= 100:
+            return _release_key(number) not in asked
     return False
+
+
+def _names_own(word: str, own: str) -> bool:
+    """Whether `word` is, whole, among the (lowercased) names the document goes by."""
+    return re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])", own) is not None
 
 
 def release_order(kind: AnswerType, text: str, heading: str | None, question: str) -> tuple[int, ...]:

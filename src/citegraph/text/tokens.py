@@ -62,10 +62,6 @@ def tokenize(text: str, stem: bool = True) -> list[str]:
     return [_US_WORD.get(w, w) for w in words]
 
 
-def tokenize_many(texts: list[str], stem: bool = True) -> list[list[str]]:
-    return [tokenize(t, stem) for t in texts]
-
-
 # A version or a dotted name as written ("3.6.0", "login.defs", "time.monotonic"; "v5.17" is "5.17"): the
 # word tokens alone ("3", "6", "0") match any passage that holds those digits anywhere, so
 # "lm-sensors 3.6.0" ranked 3.3.5's entry beside 3.6.0's. A version ends where its digits do
