@@ -179,7 +179,7 @@ def test_real_documents_a_gzipped_debian_changelog_is_read_and_dated_by_its_trai
     assert answer.sentences[0].text == "Linux 6.7 [1]."
     (ref,) = answer.references
     assert ref.quote == "Add support for syscalls up to Linux 6.7."
-    assert ref.title == "libseccomp2: changelog.Debian" and ref.date == "2024-05-25"
+    assert ref.title == "libseccomp2: changelog.Debian (libseccomp)" and ref.date == "2024-05-25"
 
 
 def test_real_documents_two_wheels_disagreement_is_stated_though_the_models_pick_fails(real_corpus: Path):

@@ -61,6 +61,11 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     assert ans.answer_values("version", "HTTPX requires Python 3.8+.", q) == ["3.8+"]
     assert ans.answer_values("version", "HTTPX supports HTTP/1.1 and HTTP/2.", q) == []
     assert ans.answer_values("version", "Requires-Python: >=3.7, !=3.0.*", q) == [">=3.7"]
+    # A name just before the product ("Linux kernel version") is the product too: changelogs write
+    # "Update the syscall table for Linux v5.17"; another release's number stays out.
+    q = "libseccomp 2.5.4 refreshed its syscall table to match which Linux kernel version?"
+    assert ans.answer_values("version", "- Update the syscall table for Linux v5.17", q) == ["v5.17"]
+    assert ans.answer_values("version", "- Fix issues with multiplexed syscalls introduced in v2.5.2", q) == []
     q = "Which version of click is this?"
     assert ans.answer_values("version", "Version 8.1.7 was released.", q) == ["8.1.7"]
     # A series is a version ("libevent 2.x"), and "major version" names no product.

@@ -263,11 +263,25 @@ def test_a_gzipped_file_is_read_as_the_file_inside_it(tmp_path: Path):
     (pkg / "README.md.gz").write_bytes(gzip.compress(b"# Foo\n\nThe **cache** lives in `~/.foo`.\n"))
     (doc,) = load_file(pkg / "changelog.Debian.gz").docs
     assert "Raise the default cache to 64 MiB." in doc.text
-    # The generic name is the folder's: whose changelog it is.
-    assert doc.title == "libfoo1: changelog.Debian"
+    # The generic name is the folder's: whose changelog it is; and the source package its entries name.
+    assert doc.title == "libfoo1: changelog.Debian (libfoo)"
     assert (doc.date, doc.metadata["date_source"]) == ("2022-09-24", "text")
     (readme,) = load_file(pkg / "README.md.gz").docs
     assert readme.title == "Foo" and "The cache lives in ~/.foo." in readme.text
+
+
+def test_a_generic_file_name_takes_what_the_file_says_it_is_about(tmp_path: Path):
+    # /usr/share/doc/libsensors5 holds lm-sensors' files: users ask about lm-sensors, and a passage
+    # from the middle of its changelog names neither.
+    pkg = tmp_path / "libsensors5"
+    pkg.mkdir()
+    (pkg / "changelog").write_text("lm-sensors CHANGES file\n-----------------------\n\n3.6.0 (2019-10-18)\n  x\n")
+    (pkg / "README.Debian").write_text("README.Debian for libsensors5\n-----------------------------\n\nText.\n")
+    (pkg / "NEWS").write_text("Nothing underlined here.\n\n3.6.0 (2019-10-18)\n")
+    assert load_file(pkg / "changelog").docs[0].title == "libsensors5: changelog (lm-sensors CHANGES file)"
+    # A first line that says no more than the folder and the name adds nothing.
+    assert load_file(pkg / "README.Debian").docs[0].title == "libsensors5: README.Debian"
+    assert load_file(pkg / "NEWS").docs[0].title == "libsensors5: NEWS"
 
 
 def test_a_compressed_file_that_inflates_past_the_limit_or_is_corrupt_is_skipped(tmp_path: Path):

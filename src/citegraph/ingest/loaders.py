@@ -48,10 +48,11 @@ import yaml
 
 from citegraph.text.dates import parse_date, stated_date, written_dates
 from citegraph.text.releases import is_doc_name
+from citegraph.text.tokens import tokenize
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 11
+LOADERS_VERSION = 12
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 # Package metadata in the email-header format (core metadata: a wheel's METADATA, an sdist's PKG-INFO).
@@ -431,7 +432,7 @@ def _text_doc(path: Path, text: str, front: dict[str, Any]) -> SourceDoc | Skipp
     text = _normalise(text)
     if not text.strip():
         return Skipped(str(path), "empty file")
-    title = str(front.pop("title", "") or "") or _first_heading(text) or _file_title(path)
+    title = str(front.pop("title", "") or "") or _first_heading(text) or _file_title(path, text)
     date = parse_date(front.pop("date", None))
     date_source = str(front.pop("date_source", "front matter")) if date else ""
     if date is None:
@@ -456,12 +457,34 @@ def _text_doc(path: Path, text: str, front: dict[str, Any]) -> SourceDoc | Skipp
     )
 
 
-def _file_title(path: Path) -> str:
+def _file_title(path: Path, text: str = "") -> str:
     """A file's name less its suffixes of format ("README" of README.md.gz); a generic name with its
-    folder's ("libelf1: changelog.Debian", "arrow-1.3.0.dist-info: METADATA"): that says whose it is."""
+    folder's ("libelf1: changelog.Debian", "arrow-1.3.0.dist-info: METADATA"): that says whose it is;
+    and with what the file says it is about, when it says more than that (stated_subject)."""
     name = inner_name(path)
     stem = Path(name).stem if Path(name).suffix.lower() in SUPPORTED else name
-    return f"{path.parent.name}: {stem}" if is_doc_name(name) and path.parent.name else stem
+    if not (is_doc_name(name) and path.parent.name):
+        return stem
+    title = f"{path.parent.name}: {stem}"
+    subject = stated_subject(text)
+    if subject and set(tokenize(subject)) - set(tokenize(title)):
+        title += f" ({subject})"
+    return title
+
+
+# A Debian changelog's or NEWS.Debian's entry opens with its source package: "lm-sensors (1:3.6.0-7.1)
+# unstable; urgency=medium" in /usr/share/doc/libsensors5, a folder named for the binary package.
+_DEBIAN_ENTRY = re.compile(r"\A\s*([a-z0-9][a-z0-9+.-]+) \([^()\s]+\) [^;\n]+; urgency=")
+# A plain-text title underlined on the next line ("lm-sensors CHANGES file" over "-----").
+_UNDERLINED = re.compile(r"\A\s*([^\n]*\w[^\n]*)\n[=-]{3,}[ \t]*\n")
+
+
+def stated_subject(text: str) -> str | None:
+    """What a file under a generic name says it is about in its first line: the source package of a
+    Debian changelog ("lm-sensors", of libsensors5's), or an underlined title ("lm-sensors CHANGES
+    file", of its upstream changelog). Users ask about lm-sensors, not libsensors5."""
+    m = _DEBIAN_ENTRY.match(text) or _UNDERLINED.match(text)
+    return " ".join(m.group(1).split())[:120] if m else None
 
 
 def _first_heading(text: str) -> str | None:

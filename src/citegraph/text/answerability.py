@@ -193,6 +193,15 @@ def version_of(question: str) -> str | None:
     return None
 
 
+def product_words(question: str, product: str) -> list[str]:
+    """The words a version of `product` (version_of) may follow in a passage: the product, and a name
+    written just before it ("Linux kernel version": "Linux v5.17" states one as well as "kernel 5.17";
+    "GNU tar version": "GNU tar 1.28")."""
+    m = re.search(rf"\b([A-Z][\w+-]*)\s+{re.escape(product)}\s+versions?\b", question)
+    before = m.group(1) if m and m.group(1).lower() not in _NOT_A_PRODUCT | STOPWORDS else None
+    return [product] + ([before] if before else [])
+
+
 # A licence by its name ("Mozilla Public License 2.0", "the Apache License, Version 2.0", "BSD
 # licensed") or its short id ("MPL-2.0", "GPLv3+", "BSD-3-Clause"), and "public domain".
 _LICENCE_NAME = re.compile(
@@ -271,7 +280,8 @@ def answer_values(kind: AnswerType, text: str, question: str, own: str = "") -> 
         versions = list(_VERSION.finditer(text))
         product = version_of(question)
         if product:  # "which Python version": a version that follows "Python" (or "Requires-Python:")
-            near = re.compile(rf"\b{re.escape(product)}\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
+            names = "|".join(map(re.escape, product_words(question, product)))
+            near = re.compile(rf"\b(?:{names})\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
             release = versions[:1] if _OWN_RELEASE.match(text) and _names_product(own, product) else []
             versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()]) or m in release]
         return new([m.group(0).strip() for m in versions])
