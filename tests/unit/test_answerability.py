@@ -66,6 +66,13 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     q = "libseccomp 2.5.4 refreshed its syscall table to match which Linux kernel version?"
     assert ans.answer_values("version", "- Update the syscall table for Linux v5.17", q) == ["v5.17"]
     assert ans.answer_values("version", "- Fix issues with multiplexed syscalls introduced in v2.5.2", q) == []
+    # A release the question gives ("Python 3.12") is not the one it asks for: a version written after
+    # that name is the name's, and the release line over the entry answers.
+    q = "Which arrow release first officially supported Python 3.12?"
+    assert ans.answer_values("version", "[ADDED] Added official support for Python 3.11 and 3.12", q) == []
+    assert ans.answer_values("version", "1.3.0 (2023-09-30)", q) == ["1.3.0"]
+    q = "libseccomp 2.5.4 refreshed its syscall table to match which Linux kernel version?"
+    assert ans.answer_values("version", "libseccomp 2.5.3 updated it to Linux v5.15", q) == ["v5.15"]
     q = "Which version of click is this?"
     assert ans.answer_values("version", "Version 8.1.7 was released.", q) == ["8.1.7"]
     # A series is a version ("libevent 2.x"), and "major version" names no product.

@@ -193,6 +193,19 @@ def version_of(question: str) -> str | None:
     return None
 
 
+# A name the question writes with a release of it ("Python 3.12", "libseccomp 2.5.4").
+_NAMED_RELEASE_Q = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?\d+(?:\.\d+)+\b")
+
+
+def given_products(question: str, product: str | None) -> list[str]:
+    """The names whose release the question gives rather than asks for: "Python" in "Which arrow release
+    first supported Python 3.12?". A version a passage writes after one of them is that name's (Python
+    3.11), not the release asked for; the release line the passage's entry sits under is."""
+    asked = {w.lower() for w in product_words(question, product)} if product else set()
+    found = [m.group(1) for m in _NAMED_RELEASE_Q.finditer(question)]
+    return [w for w in dict.fromkeys(found) if w.lower() not in asked | _NOT_A_PRODUCT | STOPWORDS | {"version"}]
+
+
 def product_words(question: str, product: str) -> list[str]:
     """The words a version of `product` (version_of) may follow in a passage: the product, and a name
     written just before it ("Linux kernel version": "Linux v5.17" states one as well as "kernel 5.17";
@@ -279,9 +292,13 @@ def answer_values(kind: AnswerType, text: str, question: str, own: str = "") -> 
             return []
         versions = list(_VERSION.finditer(text))
         product = version_of(question)
+        given = given_products(question, product)
+        if given:  # "Added official support for Python 3.11 and 3.12": Python's, for "which arrow release…"
+            of_given = re.compile(rf"\b(?:{'|'.join(map(re.escape, given))})\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.I)
+            versions = [m for m in versions if not of_given.search(text[max(0, m.start() - 40) : m.start()])]
         if product:  # "which Python version": a version that follows "Python" (or "Requires-Python:")
-            names = "|".join(map(re.escape, product_words(question, product)))
-            near = re.compile(rf"\b(?:{names})\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
+            named = "|".join(map(re.escape, product_words(question, product)))
+            near = re.compile(rf"\b(?:{named})\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
             release = versions[:1] if _OWN_RELEASE.match(text) and _names_product(own, product) else []
             versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()]) or m in release]
         return new([m.group(0).strip() for m in versions])
