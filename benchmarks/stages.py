@@ -24,6 +24,10 @@ import json
 from collections import Counter
 from pathlib import Path
 
+# citegraph first: its process defaults (strict msgpack among them) are set before langgraph reads them.
+import citegraph  # noqa: F401
+
+# isort: split
 from langgraph.checkpoint.memory import InMemorySaver
 
 from citegraph.api import graph_input, make_context
