@@ -193,8 +193,10 @@ def version_of(question: str) -> str | None:
     return None
 
 
-# A name the question writes with a release of it ("Python 3.12", "libseccomp 2.5.4").
-_NAMED_RELEASE_Q = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?\d+(?:\.\d+)+\b")
+# A name written with a release of it ("Python 3.12", "libseccomp 2.5.4"): anywhere in a question, or
+# opening a release's line ("## Jansi 2.0.1, released …", _NAMED_RELEASE).
+_NAME_AND_RELEASE = r"([A-Za-z][\w+-]*)\s+(v?\d+(?:\.\d+)+)\b"
+_NAMED_RELEASE_Q = re.compile(rf"\b{_NAME_AND_RELEASE}")
 
 
 def given_products(question: str, product: str | None) -> list[str]:
@@ -453,7 +455,7 @@ RELEASE_LINE = re.compile(r"^\W{0,4}(#+ |\* |version\b|release\b|v?\d+(\.\d+)+\b
 
 _RELEASE_WORD = re.compile(r"\b(releases?d?|versions?|changes)\b", re.IGNORECASE)
 _LEADING_RELEASE = re.compile(r"^[#*=~\s-]*v?\d+(\.\d+)+\b")
-_NAMED_RELEASE = re.compile(r"^[#*=~\s-]*([A-Za-z][\w+-]*)\s+(v?\d+(?:\.\d+)+)\b")
+_NAMED_RELEASE = re.compile(rf"^[#*=~\s-]*{_NAME_AND_RELEASE}")
 
 
 def release_value(kind: AnswerType, line: str, question: str) -> tuple[int, ...]:
