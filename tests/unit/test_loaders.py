@@ -282,6 +282,9 @@ def test_a_generic_file_name_takes_what_the_file_says_it_is_about(tmp_path: Path
     # A first line that says no more than the folder and the name adds nothing.
     assert load_file(pkg / "README.Debian").docs[0].title == "libsensors5: README.Debian"
     assert load_file(pkg / "NEWS").docs[0].title == "libsensors5: NEWS"
+    # A short rule under a long first line is a break after a paragraph, not a title's underline.
+    (pkg / "TODO").write_text("Sensors are read once a second unless the configuration says otherwise.\n---\n")
+    assert load_file(pkg / "TODO").docs[0].title == "libsensors5: TODO"
 
 
 def test_a_compressed_file_that_inflates_past_the_limit_or_is_corrupt_is_skipped(tmp_path: Path):

@@ -475,16 +475,19 @@ def _file_title(path: Path, text: str = "") -> str:
 # A Debian changelog's or NEWS.Debian's entry opens with its source package: "lm-sensors (1:3.6.0-7.1)
 # unstable; urgency=medium" in /usr/share/doc/libsensors5, a folder named for the binary package.
 _DEBIAN_ENTRY = re.compile(r"\A\s*([a-z0-9][a-z0-9+.-]+) \([^()\s]+\) [^;\n]+; urgency=")
-# A plain-text title underlined on the next line ("lm-sensors CHANGES file" over "-----").
-_UNDERLINED = re.compile(r"\A\s*([^\n]*\w[^\n]*)\n[=-]{3,}[ \t]*\n")
+# A plain-text title underlined on the next line ("lm-sensors CHANGES file" over "-----"), the rule
+# about as long as the title: a short rule under a long line is a break after a paragraph.
+_UNDERLINED = re.compile(r"\A\s*([^\n]*\w[^\n]*)\n([=-]{3,})[ \t]*(?:\n|\Z)")
 
 
 def stated_subject(text: str) -> str | None:
     """What a file under a generic name says it is about in its first line: the source package of a
     Debian changelog ("lm-sensors", of libsensors5's), or an underlined title ("lm-sensors CHANGES
     file", of its upstream changelog). Users ask about lm-sensors, not libsensors5."""
-    m = _DEBIAN_ENTRY.match(text) or _UNDERLINED.match(text)
-    return " ".join(m.group(1).split())[:120] if m else None
+    m = _DEBIAN_ENTRY.match(text)
+    if m is None and (u := _UNDERLINED.match(text)) and len(u.group(2)) >= 0.7 * len(u.group(1).strip()) <= 120:
+        m = u
+    return " ".join(m.group(1).split()) if m else None
 
 
 def _first_heading(text: str) -> str | None:
