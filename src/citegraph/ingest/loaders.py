@@ -485,8 +485,10 @@ def stated_subject(text: str) -> str | None:
     Debian changelog ("lm-sensors", of libsensors5's), or an underlined title ("lm-sensors CHANGES
     file", of its upstream changelog). Users ask about lm-sensors, not libsensors5."""
     m = _DEBIAN_ENTRY.match(text)
-    if m is None and (u := _UNDERLINED.match(text)) and len(u.group(2)) >= 0.7 * len(u.group(1).strip()) <= 120:
-        m = u
+    if m is None and (u := _UNDERLINED.match(text)):
+        title = u.group(1).strip()
+        if len(title) <= 120 and len(u.group(2)) >= 0.7 * len(title):
+            m = u
     return " ".join(m.group(1).split()) if m else None
 
 
