@@ -208,6 +208,12 @@ def given_products(question: str, product: str | None) -> list[str]:
     return [w for w in dict.fromkeys(found) if w.lower() not in asked | _NOT_A_PRODUCT | STOPWORDS | {"version"}]
 
 
+def _just_before(names: list[str]) -> re.Pattern[str]:
+    """Matches the text before a value when one of `names` ends at most two words before it ("Python
+    3.8", "Requires-Python: >=3.8", "Python versions 3.7 and")."""
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
+
+
 def product_words(question: str, product: str) -> list[str]:
     """The words a version of `product` (version_of) may follow in a passage: the product, and a name
     written just before it ("Linux kernel version": "Linux v5.17" states one as well as "kernel 5.17";
@@ -296,11 +302,10 @@ def answer_values(kind: AnswerType, text: str, question: str, own: str = "") -> 
         product = version_of(question)
         given = given_products(question, product)
         if given:  # "Added official support for Python 3.11 and 3.12": Python's, for "which arrow release…"
-            of_given = re.compile(rf"\b(?:{'|'.join(map(re.escape, given))})\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.I)
+            of_given = _just_before(given)
             versions = [m for m in versions if not of_given.search(text[max(0, m.start() - 40) : m.start()])]
         if product:  # "which Python version": a version that follows "Python" (or "Requires-Python:")
-            named = "|".join(map(re.escape, product_words(question, product)))
-            near = re.compile(rf"\b(?:{named})\W{{0,3}}(\w+\W{{1,2}}){{0,2}}$", re.IGNORECASE)
+            near = _just_before(product_words(question, product))
             release = versions[:1] if _OWN_RELEASE.match(text) and _names_product(own, product) else []
             versions = [m for m in versions if near.search(text[max(0, m.start() - 40) : m.start()]) or m in release]
         return new([m.group(0).strip() for m in versions])
