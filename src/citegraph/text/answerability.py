@@ -193,19 +193,12 @@ def version_of(question: str) -> str | None:
     return None
 
 
-# A name written with a release of it ("Python 3.12", "libseccomp 2.5.4"): anywhere in a question, or
-# opening a release's line ("## Jansi 2.0.1, released …", _NAMED_RELEASE).
-_NAME_AND_RELEASE = r"([A-Za-z][\w+-]*)\s+(v?\d+(?:\.\d+)+)\b"
-_NAMED_RELEASE_Q = re.compile(rf"\b{_NAME_AND_RELEASE}")
-
-
 def given_products(question: str, product: str | None) -> list[str]:
     """The names whose release the question gives rather than asks for: "Python" in "Which arrow release
-    first supported Python 3.12?". A version a passage writes after one of them is that name's (Python
-    3.11), not the release asked for; the release line the passage's entry sits under is."""
+    first supported Python 3.12?" (released_names). A version a passage writes after one of them is that
+    name's (Python 3.11), not the release asked for; the release line the passage's entry sits under is."""
     asked = {w.lower() for w in product_words(question, product)} if product else set()
-    found = [m.group(1) for m in _NAMED_RELEASE_Q.finditer(question)]
-    return [w for w in dict.fromkeys(found) if w.lower() not in asked | _NOT_A_PRODUCT | STOPWORDS | {"version"}]
+    return [w for w in released_names(question) if w.lower() not in asked | _NOT_A_PRODUCT | STOPWORDS]
 
 
 def _just_before(names: list[str]) -> re.Pattern[str]:
@@ -460,7 +453,7 @@ RELEASE_LINE = re.compile(r"^\W{0,4}(#+ |\* |version\b|release\b|v?\d+(\.\d+)+\b
 
 _RELEASE_WORD = re.compile(r"\b(releases?d?|versions?|changes)\b", re.IGNORECASE)
 _LEADING_RELEASE = re.compile(r"^[#*=~\s-]*v?\d+(\.\d+)+\b")
-_NAMED_RELEASE = re.compile(rf"^[#*=~\s-]*{_NAME_AND_RELEASE}")
+_NAMED_RELEASE = re.compile(r"^[#*=~\s-]*([A-Za-z][\w+-]*)\s+(v?\d+(?:\.\d+)+)\b")
 
 
 def release_value(kind: AnswerType, line: str, question: str) -> tuple[int, ...]:
@@ -742,7 +735,7 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
             # A dictionary word a file of the corpus is named for, called a package, library, program…
             # ("the arrow package", "the schedule library", "the tree command"): a name.
             terms.append(w)
-        elif english and low not in _RELEASE_NOUNS and _RELEASE_AFTER.match(plain, m.end()):
+        elif english and _names_release(plain, m):
             # A dictionary word a release number follows names what was released ("tree 2.1.0",
             # "click 8.1.7"): Jansi's "Jansi 2.1.0, released 2020-12-07" does not say when tree 2.1.0 was.
             terms.append(w)
@@ -774,6 +767,20 @@ _RELEASE_NOUNS = frozenset(
     "above below under over than between from beyond past before after until till through about "
     "its their his her our your my upload uploads".split()
 )
+
+
+def _names_release(text: str, word: re.Match[str]) -> bool:
+    """Whether a word names what the release number after it is of ("tree 2.1.0", "Python 3.12"; not
+    "version 2.0", "1.5 million")."""
+    return word.group(0).lower() not in _RELEASE_NOUNS and _RELEASE_AFTER.match(text, word.end()) is not None
+
+
+def released_names(question: str) -> list[str]:
+    """The words of a question that a release number follows and names ("Python" of "Python 3.12")."""
+    found = (m.group(0) for m in re.finditer(r"[A-Za-z][\w+-]*", question) if _names_release(question, m))
+    return list(dict.fromkeys(found))
+
+
 _SOFTWARE_NOUN = r"(?:package|library|module|program|tool|utility|command|crate|gem|plugin|project|wheel)s?"
 
 
