@@ -71,6 +71,10 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     q = "Which arrow release first officially supported Python 3.12?"
     assert ans.answer_values("version", "[ADDED] Added official support for Python 3.11 and 3.12", q) == []
     assert ans.answer_values("version", "1.3.0 (2023-09-30)", q) == ["1.3.0"]
+    # A major release alone gives one too ("Python 2"): "Python 2.7" is Python's, not Setuptools'.
+    q = "Beginning with which Setuptools release was Python 2 dropped from the current line?"
+    assert ans.answer_values("version", "Setuptools 45 declares its versions to exclude Python 2.7", q) == []
+    assert ans.answer_values("version", "v45.0.0: Drop support for Python 2.", q) == ["v45.0.0"]
     q = "libseccomp 2.5.4 refreshed its syscall table to match which Linux kernel version?"
     assert ans.answer_values("version", "libseccomp 2.5.3 updated it to Linux v5.15", q) == ["v5.15"]
     q = "Which version of click is this?"
@@ -84,6 +88,12 @@ def test_values_of_the_asked_kind_beyond_those_the_question_names():
     q = "How many bytes of a file does the file command read at most?"
     text = "This manual page documents version 5.44 of the file command. bytes 1048576 max number of bytes"
     assert ans.answer_values("number", text, q) == ["1048576"]
+    # A unit written onto its number is the value's: "8GB", not "8".
+    q = "How much memory does a machine typically need to compile Node.js with make -j4?"
+    text = "Memory: at least 8GB of RAM is typically required when compiling with 4 parallel jobs (e.g: make -j4)"
+    assert ans.answer_values("number", text, q) == ["8GB"]
+    assert ans.the_value("number", text, q) == "8GB"
+    assert ans.answer_values("number", "wait 30s, read 64k blocks, then 10 more", "how many?") == ["30s", "64k", "10"]
     q = "Which environment variable does tar read for the archive name?"
     assert ans.answer_values("code", "tar will first examine the environment variable `TAPE'.", q) == ["TAPE"]
     q = "What exception does Mako's TemplateLookup raise?"
@@ -169,6 +179,13 @@ def test_another_releases_line_does_not_state_the_named_releases_date():
     q = "On what date did Jansi 2.4.0 come out?"
     assert ans.another_release(q, "## Jansi 2.0.1, released 2020-10-28", None, own)
     assert not ans.another_release(q, "## Jansi 2.4.0, released 2021-10-14", None, own)
+    # A sentence that names only other releases of the product, a series too, is about them.
+    q = "Which Python versions does sqlparse 0.5.0 support?"
+    own = "sqlparse-0.5.0.readme.rst sqlparse"
+    assert ans.another_release(q, "sqlparse 0.2.x supports Python 2.7 and Python >= 3.3.", None, own)
+    assert not ans.another_release(q, "sqlparse 0.5.x supports Python 3.8+.", None, own)
+    assert not ans.another_release(q, "sqlparse 0.5.0 supports 3.8, unlike sqlparse 0.4.4.", None, own)
+    assert not ans.another_release(q, "sqlparse 5 parsers are slow.", None, own)  # a count, no release
     # "Python 3.12" names no arrow release; a question that names no release refuses nothing.
     own = ans.covering_text("arrow-1.3.0.CHANGELOG", "/x/arrow-1.3.0.CHANGELOG.rst", "")
     assert not ans.another_release("Which arrow release first supported Python 3.12?", "1.3.0 (2023-09-30)", None, own)
@@ -363,6 +380,34 @@ def test_a_question_about_what_happens_when_nothing_is_said_asks_for_the_default
         assert ans.asks_default(q), q
         assert "default" in ans.question_terms(q)
     assert not ans.asks_default("How many lines does split put in each piece with -l 50?")
+    # Asked in other words, without a subject or as "leave it alone".
+    for q in (
+        "On Debian, if I create a system account with adduser and don't say where its home should be, what home?",
+        "Adding a repository with add-apt-repository and not naming a component with -c: what component is used?",
+        "What is mypy's follow_imports setting when I leave it alone?",
+        "With gdbus call, how many seconds does it wait for the reply if I leave out --timeout?",
+    ):
+        assert ans.asks_default(q) and ans.asks_for_default(q), q
+
+
+def test_a_default_is_answered_only_by_a_sentence_that_states_one():
+    q = "Which quantum depth is ImageMagick 6 built with by default?"
+    assert ans.asks_for_default(q)
+    assert ans.states_default("If these options are prohibitive, you can reduce the quality. The default build is Q16.")
+    assert not ans.states_default(
+        "For a Q8 build of ImageMagick, use this configure script option: --with-quantum-depth=8"
+    )
+    for said in (
+        "-a, --algorithm 1 (default), 224, 256",
+        "If not specified, this will default to main.",
+        "N defaults to 1",
+        "unless -s is given",
+        "Initially the history holds 500 entries",
+    ):
+        assert ans.states_default(said), said
+    # The default only sets the scene, or a reason is asked: any sentence may answer.
+    assert not ans.asks_for_default("llvm-ar stores zero timestamps by default. What do I add to keep the real ones?")
+    assert not ans.asks_for_default("Why does shred leave the file in place unless I ask it to remove it?")
     assert "default" not in ans.question_terms("Which option sets the niceness?")
 
 
@@ -389,6 +434,11 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     assert not ans.field_match("Which Python versions does Markdown say it needs?", "Requires: glibc >= 2.17")
     assert ans.field_match("Who is the author of requests?", "Author: Kenneth Reitz")
     assert not ans.field_match("Which Python versions does Markdown mention?", "Requires-Python: >=3.6")
+    # A line whose value the question gives restates it (realdocs5 i16), unless the question asks whether.
+    q = "Which websocket-client release switched the project to the Apache 2.0 licence?"
+    assert not ans.field_match(q, "License: Apache-2.0")
+    assert ans.field_match("Which licence is websocket-client under?", "License: Apache-2.0")
+    assert ans.field_match("Is websocket-client released under the Apache 2.0 licence?", "License: Apache-2.0")
     # Not about versions: nothing added.
     assert not ans.asks_requirement("What is the Requires-Python constraint of pluggy 1.5.0?")
     assert not ans.asks_requirement("Which option does tar need to read a compressed archive?")

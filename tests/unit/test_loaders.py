@@ -198,6 +198,11 @@ def test_letter_spacing_inside_names_is_repaired_and_two_words_stay_two():
     assert "systemd-timesyncd.service(8)" in fixed
     assert "the file system in to the table" in fixed and "by a long way" in fixed
     assert "Use -f or --force, and -r, --remove to delete." in fixed  # a short option is no word part
+    # A word the document writes whole elsewhere, as cased here, split off a part it has nowhere else
+    # (adduser(8): "/none xistent"), but not two words a setting's name runs together ("FallbackNTP=").
+    text = "The home is /none xistent. It defaults to /nonexistent. Set FallbackNTP= for the fallback NTP servers."
+    fixed = repair_pdf_text(text, Counter(_WORDS.findall(text.lower())))
+    assert "The home is /nonexistent." in fixed and "the fallback NTP servers" in fixed
     for apart in ("A macOS or Linux host", "Type C iPhone", "apt install gcc-multilib binutils"):
         assert repair_pdf_text(apart, Counter(_WORDS.findall(apart.lower()))) == apart
 

@@ -52,7 +52,7 @@ from citegraph.text.tokens import tokenize
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 12
+LOADERS_VERSION = 13
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 # Package metadata in the email-header format (core metadata: a wheel's METADATA, an sdist's PKG-INFO).
@@ -307,11 +307,14 @@ def split_pairs(text: str) -> Counter[tuple[str, str]]:
 
 
 def repair_pdf_text(
-    text: str, vocabulary: Counter[str] | None = None, pairs: Counter[tuple[str, str]] | None = None
+    text: str,
+    vocabulary: Counter[str] | None = None,
+    pairs: Counter[tuple[str, str]] | None = None,
+    written: set[str] | None = None,
 ) -> str:
     """Undo what PDF text extraction breaks, judged against the document's own words (`vocabulary`,
-    lowercase word counts of the whole document; `pairs`, its split_pairs) and an English word list
-    (embed.known_words):
+    lowercase word counts of the whole document; `pairs`, its split_pairs; `written`, its words as
+    written, case kept) and an English word list (embed.known_words):
     - a word hyphenated at a line end is joined: with its hyphen when the hyphenated form occurs
       elsewhere in the document or both parts are words and the joined one is not ("command-\nline"
       -> "command-line", "block-\nsorting"), without it otherwise ("compres-\nsors" -> "compressors",
@@ -323,11 +326,15 @@ def repair_pdf_text(
       camelCase rest that starts with no word is joined ("P ollIntervalMaxSec"; "A macOS" stays), and
       inside a hyphenated name or long option a listed word whose first part the document has nowhere
       else ("systemd-netw orkd", "--r emove"; "llvm-ar e" stays) or a word the document writes whole
-      from two parts it has nowhere else; a short option stays apart from the word after it ("-f or").
+      from two parts it has nowhere else; a short option stays apart from the word after it ("-f or");
+    - a word the document writes whole elsewhere, as it is cased here, split off a part the document has
+      nowhere else and no word list holds ("/none xistent", "PGPOR T"; not "fallback NTP" beside
+      "FallbackNTP=").
     Everything else is left as extracted."""
     from citegraph.embed import known_words
 
     vocab = vocabulary if vocabulary is not None else Counter(_WORDS.findall(text.lower()))
+    written = written if written is not None else set(_WORDS.findall(text))
     english = known_words()
 
     def listed(word: str) -> bool:
@@ -420,6 +427,11 @@ def repair_pdf_text(
                     and not any(on_its_own(left, right))
                 )
                 or camel_split(left, right)
+                or (
+                    len(joined) >= 5
+                    and joined in written
+                    and (unheard(left, right, True) or unheard(right, left, False))
+                )
             )
         if join:
             out.append(text[pos : m.start()] + joined)
@@ -867,7 +879,8 @@ def _load_pdf(path: Path, data: bytes) -> SourceDoc | Skipped:
         return Skipped(str(path), "PDF has no extractable text (scanned images?)")
     whole = "\n".join(raw)
     vocabulary, pairs = Counter(_WORDS.findall(whole.lower())), split_pairs(whole)
-    pages = [repair_pdf_text(page, vocabulary, pairs) for page in raw]
+    written = set(_WORDS.findall(whole))
+    pages = [repair_pdf_text(page, vocabulary, pairs, written) for page in raw]
     text, starts = "", []
     for page_text in pages:
         if text:

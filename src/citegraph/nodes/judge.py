@@ -112,6 +112,9 @@ def covered_facts(
     kind = ans.answer_type(question)
     # A "why" is answered by a sentence that gives a reason, as a "how many" by one that holds a number.
     needs_value = kind in ans.VALUE_TYPES or (kind == "reason" and ans.asks_why(question))
+    # A default is answered by a sentence that states one: "For a Q8 build, use --with-quantum-depth=8" is
+    # no answer to "Which quantum depth is ImageMagick built with by default?" (realdocs6 l05).
+    needs_default = ans.asks_for_default(question)
     by_chunk = {e.chunk_id: e for e in evidence}
     out: list[Fact] = []
     gaps: list[str] = []
@@ -122,6 +125,8 @@ def covered_facts(
             gaps.append(f"the passages found do not mention {', '.join(repr(k) for k in missing)}")
         elif needs_value and not f.typed:
             gaps.append(f"no passage found states a {kind} for what is asked")
+        elif needs_default and not ans.states_default(f.text):
+            gaps.append("no passage found states the default asked for")
         else:
             out.append(f)
     return out, list(dict.fromkeys(gaps))[:1] if not out else []

@@ -155,6 +155,8 @@ _PARTITIVE_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
 _PRONOUN_ONE_BEFORE = re.compile(r"\b(the|this|that|no|any|each|every|which|another|some)\s+$", re.IGNORECASE)
 _NUM = re.compile(r"(?<![\w.])[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])[-−]?\d+(?:\.\d+)?%?(?![\w.]*\d)")
 _RELEASE_BEFORE = re.compile(r"\b(version|release|v)\s*$", re.IGNORECASE)
+# A unit written onto its number: "8GB", "64k", "30s".
+_GLUED_UNIT = re.compile(r"(?:[KMGTP]i?B|[kKMGT]|ms|s|h|px|pt)\b")
 # "310 million litres": the value is "310 million"; "310" alone would be a wrong answer.
 _SCALE_AFTER = re.compile(r"\s+(hundred|thousand|million|billion|trillion)\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
@@ -198,7 +200,14 @@ def given_products(question: str, product: str | None) -> list[str]:
     first supported Python 3.12?" (released_names). A version a passage writes after one of them is that
     name's (Python 3.11), not the release asked for; the release line the passage's entry sits under is."""
     asked = {w.lower() for w in product_words(question, product)} if product else set()
-    return [w for w in released_names(question) if w.lower() not in asked | _NOT_A_PRODUCT | STOPWORDS]
+    # A major release alone gives one too: "Python 2" in "Which Setuptools release dropped Python 2?" (a
+    # passage's "Python 2.7" is Python's).
+    majors = (m.group(1) for m in _MAJOR_GIVEN.finditer(question) if m.group(1).lower() not in _RELEASE_NOUNS)
+    names = dict.fromkeys([*released_names(question), *majors])
+    return [w for w in names if w.lower() not in asked | _NOT_A_PRODUCT | STOPWORDS]
+
+
+_MAJOR_GIVEN = re.compile(r"\b([A-Z][\w+-]*)\s+v?\d+\b(?![.,]\d)")
 
 
 def _just_before(names: list[str]) -> re.Pattern[str]:
@@ -262,7 +271,10 @@ def answer_values(kind: AnswerType, text: str, question: str, own: str = "") -> 
             if m.start() and _MAN_SECTION.match(text, m.start() - 1):
                 continue  # "libxslt(3)": a manual's section, not a count
             scale = _SCALE_AFTER.match(text, m.end())
-            counts.append(f"{m.group(0)} {scale.group(1)}" if scale else m.group(0))
+            unit = _GLUED_UNIT.match(text, m.end())
+            # A unit written onto its number is part of the value: "at least 8GB of RAM" says 8GB, not 8.
+            value = m.group(0) + (unit.group(0) if unit else "")
+            counts.append(f"{value} {scale.group(1)}" if scale else value)
             if scale:
                 scales.append(scale.start(1))
         # A scale word taken into a value above is not a value of its own ("twelve" after "1999" is); a
@@ -325,8 +337,11 @@ _DEFAULT_Q = re.compile(
     r"\bdefaults?\b|\bout of the box\b|\bunless (i|you|we|one)\b|\bomit(s|ted|ting)?\b|"
     r"\bwithout (giving|passing|specifying|setting|saying|choosing|picking|providing|naming|configuring|"
     r"telling|any|an?)\b|"
-    r"\b(if|when) (i|you|we|one) (don't|do not|didn't|did not|never) (give|pass|specify|set|say|configure|"
-    r"choose|pick|provide|use|add|tell|name|change)\b|"
+    r"(\b(if|when|and|but)|,) ((i|you|we|one) )?(don't|do not|didn't|did not|never) (give|pass|specify|set|say|"
+    r"configure|choose|pick|provide|use|add|tell|name|change)\b|"
+    r"\band not (giving|passing|specifying|setting|saying|configuring|choosing|picking|providing|naming|telling)\b|"
+    r"\bleave (it|that|this|them|the \w+) (alone|unset|out|as it is)\b|"
+    r"\b(leave|leaving|left) out (-|the [\w-]+ (option|argument|flag|setting|parameter|value)s?\b)|"
     r"\b(isn't|is not|aren't|are not|wasn't|was not) (set|given|specified|configured)\b|"
     r"\b(no|neither) (\w+ ){0,3}(option|options|argument|flag|value|setting|template|size|priority|level)\b",
     re.IGNORECASE,
@@ -349,6 +364,28 @@ _REQUIRES_TERM = tokenize("requires")[0]
 def asks_default(question: str) -> bool:
     """Whether the question asks what happens when nothing is said: the default."""
     return bool(_DEFAULT_Q.search(question))
+
+
+# How a manual says what holds when nothing is said: "(default: 512)", "defaults to main", "If not
+# specified, …", "unless -s is given", "Initially …".
+_STATES_DEFAULT = re.compile(
+    r"\bdefault|\bunless\b|\botherwise\b|\bomitted\b|\bimplied\b|\bunset\b|\bout of the box\b|\binitial(ly)?\b|"
+    r"\b(if|when) (it is |they are |this is )?(not|no|none|omitted|unset|absent|empty|missing)\b|"
+    r"\bnot (specified|given|set|supplied|provided|present|passed)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_default(question: str) -> bool:
+    """Whether the question asks for the default itself: its asking sentence asks what holds when nothing
+    is said, and not why ("llvm-ar stores zero timestamps by default. What do I add to keep the real
+    ones?" asks for an option)."""
+    return asks_default(_asked(question)) and not asks_why(question)
+
+
+def states_default(text: str) -> bool:
+    """Whether a sentence says what holds when nothing is said."""
+    return bool(_STATES_DEFAULT.search(text))
 
 
 def asks_requirement(question: str) -> bool:
@@ -496,16 +533,38 @@ def another_release(question: str, text: str, heading: str | None, own: str) -> 
         m = _LEADING_RELEASE.match(s)
         number = m.group(0) if m else None
         # The product's name may come first: "## Jansi 2.0.1, released 2020-10-28".
-        if number is None and (named := _NAMED_RELEASE.match(s)) and _names_own(named.group(1), own):
+        # Or the word release: "Release 0.2.0 (Jul 20, 2016)".
+        if number is None and (named := _NAMED_RELEASE.match(s)) and _names_own_release(named.group(1), own):
             number = named.group(2)
         if number and len(s) <= 100:
             return _release_key(number) not in asked
-    return False
+    # A sentence about the product's other releases only: "sqlparse 0.2.x supports Python 2.7 and Python
+    # >= 3.3" says nothing of sqlparse 0.5.0 (realdocs3 f32).
+    releases = [m.group(2) for m in _OWN_NAMED_RELEASE.finditer(text) if _names_own(m.group(1), own)]
+    return bool(releases) and not any(_same_release(v, asked) for v in releases)
+
+
+# A name and the release number after it, a series too ("sqlparse 0.2.x").
+_OWN_NAMED_RELEASE = re.compile(r"(?<![\w.-])([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)*\.(?:\d+|[xX*]))(?![\w.-]*\d)")
+
+
+def _same_release(version: str, asked: set[tuple[int, ...]]) -> bool:
+    """Whether a release named in a text is one of those asked, or a series that holds one ("0.5.x")."""
+    key = _release_key(version)
+    if re.search(r"\.[xX*]$", version):
+        return any(a[: len(key)] == key for a in asked)
+    return key in asked
 
 
 def _names_own(word: str, own: str) -> bool:
-    """Whether `word` is, whole, among the (lowercased) names the document goes by."""
-    return re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])", own) is not None
+    """Whether `word` is, whole, among the (lowercased) names the document goes by; a file name may
+    give it with its release ("sqlparse-0.5.0.CHANGELOG")."""
+    return re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w]|-(?!\d))", own) is not None
+
+
+def _names_own_release(word: str, own: str) -> bool:
+    """Whether a word before a release number names the document's product, or is the word release."""
+    return word.lower() in ("release", "version") or _names_own(word, own)
 
 
 def release_order(kind: AnswerType, text: str, heading: str | None, question: str) -> tuple[int, ...]:
@@ -1011,12 +1070,17 @@ _FIELD = re.compile(r"^\W{0,3}([A-Za-z][\w .-]{0,30}):\s+\S")
 def field_match(question: str, text: str) -> bool:
     """A "Key: value" line whose key the question asks about ("Author: Kenneth Reitz" for "Who is
     the author…?"; "Requires-Python: >=3.6" for "Which Python versions does Markdown need?", a
-    requirement asked in other words): the line states exactly what is asked."""
+    requirement asked in other words): the line states exactly what is asked. Not a line whose value
+    the question itself gives: "License: Apache-2.0" restates "Which release switched the project to the
+    Apache 2.0 licence?" (realdocs5 i16), it does not answer it."""
     m = _FIELD.match(text)
     if not m:
         return False
     key = set(tokenize(m.group(1)))
     words = set(tokenize(question))
+    value = set(tokenize(text[m.end(1) + 1 :]))
+    if value and value <= words and answer_type(question) != "yesno":  # "Is it Apache-2.0?" it does answer
+        return False
     if key and key <= words:
         return True
     # A requirement asked in other words: "Requires-Python" for a Python requirement, not any "Requires:".
