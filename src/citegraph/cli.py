@@ -646,7 +646,8 @@ def main(argv: list[str] | None = None) -> int:
     a.argv = sys.argv[1:] if argv is None else list(argv)  # what a report's "Reproduce:" line shows
     logging.basicConfig(level=logging.INFO if a.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if not a.verbose:
-        for name in ("chromadb", "httpx", "sentence_transformers", "transformers"):
+        # pypdf's warnings ("Unexpected escaped string: v") name no file and change nothing a user can act on.
+        for name in ("chromadb", "httpx", "sentence_transformers", "transformers", "pypdf"):
             logging.getLogger(name).setLevel(logging.ERROR)
     from citegraph.store.corpus import CorpusError
 
