@@ -25,7 +25,8 @@ sentences stood in, they may only at the sentence scorer's own threshold.
 
 A run from `eval documents` holds both halves; `--dev` takes its dev questions, `--test` its test ones,
 and `RUN:all` all of them (benchmarks/realdocs is wholly dev since session 9, realdocs2 since session 12;
-realdocs3-7 are held out).
+realdocs3-6 since session 34; realdocs7, realdocs8's half p, realdocs9's half r and realdocs10
+are held out).
 
     .venv/bin/python benchmarks/choose_judge.py --dev RUN... --test RUN...
 """

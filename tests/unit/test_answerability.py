@@ -186,6 +186,12 @@ def test_another_releases_line_does_not_state_the_named_releases_date():
     assert not ans.another_release(q, "sqlparse 0.5.x supports Python 3.8+.", None, own)
     assert not ans.another_release(q, "sqlparse 0.5.0 supports 3.8, unlike sqlparse 0.4.4.", None, own)
     assert not ans.another_release(q, "sqlparse 5 parsers are slow.", None, own)  # a count, no release
+    assert ans.another_release(q, "Drop support for Python 3.5.", "Release 0.4.0 (Apr 13, 2021)", own)
+    assert not ans.another_release(q, "Drop support for Python 3.5.", "Release 0.5.0 (Apr 13, 2024)", own)
+    # A series named in the question holds its releases.
+    q, own = "Which version was the final release of the transitions 0.8 series?", "transitions-0.9.2: changelog"
+    assert not ans.another_release(q, "Release 0.8.11 is the last 0.8 release", "## 0.8.11 (February 2022)", own)
+    assert ans.another_release(q, "Release 0.9.0 adds typing", "## 0.9.0 (September 2022)", own)
     # "Python 3.12" names no arrow release; a question that names no release refuses nothing.
     own = ans.covering_text("arrow-1.3.0.CHANGELOG", "/x/arrow-1.3.0.CHANGELOG.rst", "")
     assert not ans.another_release("Which arrow release first supported Python 3.12?", "1.3.0 (2023-09-30)", None, own)

@@ -519,11 +519,11 @@ def another_release(question: str, text: str, heading: str | None, own: str) -> 
     names: "## 18.0.0 (April 30, 2018)", or an entry under it, does not say when "glom 23.5.0" came out
     (a changelog that stops before 23.5.0 was quoted for it). The question names a release by its number
     after the product's name ("glom 23.5.0"; `own` is what the document is named for): "Python 3.12" in a
-    question about arrow names no arrow release."""
+    question about arrow names no arrow release; "the transitions 0.8 series" names every 0.8.x."""
     own = own.lower()
     asked = {
-        _release_key(m.group(2))
-        for m in re.finditer(r"([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)+)\b", question)
+        _release(m.group(2), bool(m.group(3)))
+        for m in re.finditer(r"([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)+)\b(\.[xX*]|\s+(?:series|line|branch)\b)?", question)
         if len(m.group(1)) > 1 and _names_own(m.group(1), own)
     }
     if not asked:
@@ -537,23 +537,30 @@ def another_release(question: str, text: str, heading: str | None, own: str) -> 
         if number is None and (named := _NAMED_RELEASE.match(s)) and _names_own_release(named.group(1), own):
             number = named.group(2)
         if number and len(s) <= 100:
-            return _release_key(number) not in asked
+            return not _among(_release(number, False), asked)
     # A sentence about the product's other releases only: "sqlparse 0.2.x supports Python 2.7 and Python
     # >= 3.3" says nothing of sqlparse 0.5.0 (realdocs3 f32).
     releases = [m.group(2) for m in _OWN_NAMED_RELEASE.finditer(text) if _names_own(m.group(1), own)]
-    return bool(releases) and not any(_same_release(v, asked) for v in releases)
+    return bool(releases) and not any(_among(_release(v, v[-1] in "xX*"), asked) for v in releases)
 
 
 # A name and the release number after it, a series too ("sqlparse 0.2.x").
 _OWN_NAMED_RELEASE = re.compile(r"(?<![\w.-])([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)*\.(?:\d+|[xX*]))(?![\w.-]*\d)")
 
 
-def _same_release(version: str, asked: set[tuple[int, ...]]) -> bool:
-    """Whether a release named in a text is one of those asked, or a series that holds one ("0.5.x")."""
-    key = _release_key(version)
-    if re.search(r"\.[xX*]$", version):
-        return any(a[: len(key)] == key for a in asked)
-    return key in asked
+def _release(version: str, series: bool) -> tuple[tuple[int, ...], bool]:
+    """A release as its number's key, and whether it stands for a series ("0.2.x", "the 0.8 series")."""
+    return _release_key(version), series
+
+
+def _among(release: tuple[tuple[int, ...], bool], asked: set[tuple[tuple[int, ...], bool]]) -> bool:
+    """Whether a release is one of those asked: the same number, or one a series holds ("0.8.11" of "the 0.8
+    series", "0.5.0" of "0.5.x")."""
+    key, series = release
+    for other, other_series in asked:
+        if key == other or (other_series and key[: len(other)] == other) or (series and other[: len(key)] == key):
+            return True
+    return False
 
 
 def _names_own(word: str, own: str) -> bool:
