@@ -89,6 +89,12 @@ def _fact(fid, text, chunk, weight=0.5, relevance=0.8, date=None, title=""):
 def test_conflict_model():
     assert compare("The band formed in 1985 in Los Angeles.", "The band formed in 1987 in Los Angeles.").kind == "date"
     assert compare("It is a hard rock band.", "It is a punk band.").kind == "wording"
+    # "The number of days" / "the number of seconds": two measures (two Django settings), not two values;
+    # the same number in two units, or an attribute given in two units, does disagree.
+    days = "The minimum number of days a password reset link is valid for."
+    assert compare(days, "The number of seconds a password reset link is valid for.") is None
+    assert compare("A reset link is valid for 3 days.", "A reset link is valid for 3 weeks.") is not None
+    assert compare("The timeout is given in seconds.", "The timeout is given in minutes.") is not None
     # The same word in another form or spelling is an edit between releases, not a disagreement.
     assert compare("List the IPs (comma separate).", "List the IPs (comma separated).") is None
     assert compare("It is an executive order.", "It is an execution order.") is not None  # two words

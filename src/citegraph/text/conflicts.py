@@ -185,6 +185,12 @@ def named_in_both(a: str, b: str, title_a: str, title_b: str) -> list[str]:
 
 
 _SCALES = frozenset("thousand million billion trillion percent per cent".split())
+# Words that name what a number measures.
+_UNITS = frozenset(
+    "millisecond milliseconds ms second seconds sec secs minute minutes min mins hour hours day days week weeks "
+    "month months year years byte bytes kb mb gb tb kib mib gib tib kilobytes megabytes gigabytes bit bits "
+    "line lines character characters char chars percent".split()
+)
 
 
 def _numbers_with_units(span: list[str], low: list[str], raw: list[str]) -> list[tuple[str, str | None, str]]:
@@ -393,6 +399,11 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         return Conflict("date", (ra, rb), point, sim)
     if any(extract_numbers(t) for t in ca + cb):
         return None  # a value replaced together with other words: not the same attribute
+    if set(ca) <= _UNITS and set(cb) <= _UNITS and i1 and j1 and a_low[i1 - 1] == b_low[j1 - 1] == "of":
+        # "The number of days a reset link is valid for" / "The number of seconds …": two measures (Django's
+        # PASSWORD_RESET_TIMEOUT_DAYS and PASSWORD_RESET_TIMEOUT), not two values; "3 days" / "3 weeks" and
+        # "given in seconds" / "given in minutes" are.
+        return None
     if any(t[:1].isupper() for t in a_raw[i1:i2]) and any(t[:1].isupper() for t in b_raw[j1:j2]):
         return Conflict("entity", (ra, rb), point, sim)
     if sim < WORDING_ALIGNED:
