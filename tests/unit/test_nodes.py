@@ -95,6 +95,10 @@ def test_conflict_model():
     assert compare(days, "The number of seconds a password reset link is valid for.") is None
     assert compare("A reset link is valid for 3 days.", "A reset link is valid for 3 weeks.") is not None
     assert compare("The timeout is given in seconds.", "The timeout is given in minutes.") is not None
+    # Each statement names its own document's subject ("Tcl" in Tcl's README, "Tk" in Tk's): two subjects.
+    tcl, tk = "Tcl is maintained freely by the Tcl community.", "Tk is maintained freely by the Tcl community."
+    assert compare(tcl, tk, "README: Tcl", "README: Tk") is None
+    assert compare(tcl, tk, "README", "README") is not None
     # The same word in another form or spelling is an edit between releases, not a disagreement.
     assert compare("List the IPs (comma separate).", "List the IPs (comma separated).") is None
     assert compare("It is an executive order.", "It is an execution order.") is not None  # two words

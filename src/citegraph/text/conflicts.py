@@ -170,6 +170,12 @@ def same_subject(title_a: str, title_b: str) -> bool:
     return a <= b or b <= a
 
 
+def _names_own_subject(value: str, title: str, other_title: str) -> bool:
+    """Whether a value is what its own document is about and not what the other one is about."""
+    words = subject_words(value)
+    return bool(words) and words <= subject_words(title) and not words <= subject_words(other_title)
+
+
 def named_in_both(a: str, b: str, title_a: str, title_b: str) -> list[str]:
     """Whether both statements name one subject that a document's title is about ("The Eiffel Tower is
     330 metres tall" in "The Eiffel Tower (official site)" and "… 42 metres tall" in a page whose title
@@ -395,6 +401,10 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     ra, rb = " ".join(a_raw[i1:i2]), " ".join(b_raw[j1:j2])
     if _word_forms(ra, rb):
         return None  # one word in two forms ("comma separate" / "comma separated"): an edit, not a claim
+    if _names_own_subject(ra, title_a, title_b) and _names_own_subject(rb, title_b, title_a):
+        # "Tcl is maintained … by the Tcl community" in Tcl's README, "Tk is maintained …" in Tk's: each
+        # statement is about its own document's subject (realdocs4 h02).
+        return None
     if _is_date(la) and _is_date(lb):
         return Conflict("date", (ra, rb), point, sim)
     if any(extract_numbers(t) for t in ca + cb):
