@@ -4,12 +4,15 @@ Two statements conflict only when they give different values of the same attribu
 subject. Precision comes first: a false conflict costs a reader's trust more than a missed one.
 
 - Same subject: statements from documents whose titles name different subjects (the iris and the
-  wine dataset descriptions, two packages' METADATA) do not conflict, however alike their words.
+  wine dataset descriptions, two packages' METADATA) do not conflict, however alike their words, nor do
+  two whose differing words are each their own document's subject ("Tcl is …" in Tcl's README, "Tk is
+  …" in Tk's).
 - Same attribute: the statements must be aligned (most of their words match) and differ by exactly
   one substitution, of the value. A second substituted word ("malaria" → "HIV", "Iraq" →
   "Afghanistan", "in 2018" → "in 2020") means they are about different things, or different times.
   Words only one of them has are silence, not contradiction ("… by Roc-A-Fella Records and Def Jam"),
-  unless they set a time ("in 2018"): then the two may be about different years.
+  unless they set a time ("in 2018"): then the two may be about different years. Two units after
+  "of" ("the number of days" / "the number of seconds") are two measures, not two values.
 - The substitution says what kind of conflict it is: a number, a version (">=3.6" / ">=3.9", as in
   METADATA files and changelogs), a date, a name (entity) or wording; a negation present in one and
   absent from the other flips the polarity.
