@@ -99,6 +99,17 @@ def test_conflict_model():
     tcl, tk = "Tcl is maintained freely by the Tcl community.", "Tk is maintained freely by the Tcl community."
     assert compare(tcl, tk, "README: Tcl", "README: Tk") is None
     assert compare(tcl, tk, "README", "README") is not None
+    # Two releases' metadata naming different authors or licences disagree, however short the lines; a
+    # value that holds the other ("MIT" / "MIT License") or a version does not.
+    t = ("xlrd-1.2.0.METADATA", "xlrd-2.0.1.METADATA")
+    author = compare("Author: John Machin", "Author: Chris Withers", *t)
+    assert author.kind == "entity" and author.values == ("John Machin", "Chris Withers")
+    assert author.point == "xlrd: Author"
+    assert compare("License: LGPL version 2.1", "License: Apache-2.0", *t) is not None
+    assert compare("License: MIT", "License: MIT License", *t) is None
+    assert compare("Author: John Machin", "Author: John Machin, Chris Withers", *t) is None
+    assert compare("Version: 1.2.0", "Version: 2.0.1", *t) is None
+    assert compare("Author: John Machin", "Author: Chris Withers", "xlrd-1.2.0.METADATA", "tk-8.6.METADATA") is None
     # The same word in another form or spelling is an edit between releases, not a disagreement.
     assert compare("List the IPs (comma separate).", "List the IPs (comma separated).") is None
     assert compare("It is an executive order.", "It is an execution order.") is not None  # two words

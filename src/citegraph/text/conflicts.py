@@ -17,6 +17,10 @@ subject. Precision comes first: a false conflict costs a reader's trust more tha
   METADATA files and changelogs), a date, a name (entity) or wording; a negation present in one and
   absent from the other flips the polarity.
 
+Package metadata's "Author:", "Maintainer:" and "License:" lines are short, so their values are most of
+their words: two such lines of one subject disagree when neither value holds the other ("John Machin" /
+"Chris Withers"; not "MIT" / "MIT License").
+
 Statements from different documents are seldom word-for-word alike; a number conflict is still
 recognised between loosely aligned statements when both numbers measure the same thing (the same
 word follows them, "310 million litres" / "295 million litres") and nothing else was substituted.
@@ -234,6 +238,31 @@ _FIELD_KEY = re.compile(r"^\W{0,3}[A-Za-z][\w .-]{0,30}:(?=\s)")
 _FORMAT_KEYS = frozenset({"metadata-version", "wheel-version", "generator", "root-is-purelib", "tag"})
 
 
+# Fields of package metadata whose value is a name: a short line, so most of its words are the value and
+# the statements are never aligned the way sentences are.
+_NAME_FIELDS = frozenset({"author", "maintainer", "license", "licence"})
+_LICENCE_WORDS = frozenset({"license", "licence", "licensed", "version", "the", "v"})
+
+
+def _named_field(a: str, b: str) -> tuple[str, tuple[str, str]] | None:
+    """Two "Author:", "Maintainer:" or "License:" lines that name different people or licences
+    ("Author: John Machin" / "Author: Chris Withers", "License: LGPL version 2.1" / "License: Apache-2.0"):
+    the key and the two values. Not when one names what the other does and more ("MIT" / "MIT License",
+    "BSD" / "BSD-3-Clause", "John Machin" / "John Machin, Chris Withers"): precision first."""
+    ma, mb = _FIELD_KEY.match(a), _FIELD_KEY.match(b)
+    if not ma or not mb:
+        return None
+    key = ma.group(0).strip(" :").lstrip("-*# ")
+    if key.lower() != mb.group(0).strip(" :").lstrip("-*# ").lower() or key.lower() not in _NAME_FIELDS:
+        return None
+    va, vb = a[ma.end() :].strip(), b[mb.end() :].strip()
+    wa = {w for w in re.findall(r"[a-z0-9]+", va.lower()) if w not in _LICENCE_WORDS}
+    wb = {w for w in re.findall(r"[a-z0-9]+", vb.lower()) if w not in _LICENCE_WORDS}
+    if not wa or not wb or wa <= wb or wb <= wa:
+        return None
+    return key, (va, vb)
+
+
 def _format_field(text: str) -> bool:
     m = _FIELD_KEY.match(text)
     return m is not None and m.group(0).strip(" :").lower().lstrip("-*# ") in _FORMAT_KEYS
@@ -338,6 +367,10 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         return None
     sm = SequenceMatcher(a=a_low, b=b_low, autojunk=False)
     sim = sm.ratio()
+    subject = named or sorted(subject_words(title_a) & subject_words(title_b)) or sorted(subject_words(title_a))
+    prefix = f"{' '.join(subject)}: " if subject else ""
+    if (field := _named_field(a, b)) is not None:
+        return Conflict("entity", field[1], prefix + field[0], sim)
     if sim < LOOSE:
         return None
     ops: list[Opcode] = [(str(op[0]), op[1], op[2], op[3], op[4]) for op in sm.get_opcodes() if op[0] != "equal"]
@@ -346,8 +379,6 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     for op, i1, i2, j1, j2 in ops:
         if op in ("insert", "delete") and _is_date(a_low[i1:i2] + b_low[j1:j2]):
             return None
-    subject = named or sorted(subject_words(title_a) & subject_words(title_b)) or sorted(subject_words(title_a))
-    prefix = f"{' '.join(subject)}: " if subject else ""
 
     if sim >= ALIGNED and _negations(a_low) != _negations(b_low):
         # Only the negation changed (and the verb's form with it: "works" / "does not work").
