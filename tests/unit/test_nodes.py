@@ -107,6 +107,9 @@ def test_conflict_model():
     assert author.point == "xlrd: Author"
     assert compare("License: LGPL version 2.1", "License: Apache-2.0", *t) is not None
     assert compare("License: MIT", "License: MIT License", *t) is None
+    assert compare("License: ASL 2.0", "License: Apache-2.0", *t) is None  # one licence, two names
+    assert compare("License: LGPL version 2.1", "License: GNU Lesser General Public License v2.1", *t) is None
+    assert compare("License: GPLv2", "License: GPLv3", *t) is not None
     assert compare("Author: John Machin", "Author: John Machin, Chris Withers", *t) is None
     assert compare("Version: 1.2.0", "Version: 2.0.1", *t) is None
     assert compare("Author: John Machin", "Author: Chris Withers", "xlrd-1.2.0.METADATA", "tk-8.6.METADATA") is None

@@ -244,6 +244,35 @@ _NAME_FIELDS = frozenset({"author", "maintainer", "license", "licence"})
 _LICENCE_WORDS = frozenset({"license", "licence", "licensed", "version", "the", "v"})
 
 
+# Licence families by the ways metadata names them, the more specific first.
+_LICENCE_FAMILIES = (
+    ("agpl", r"\bagpl|\baffero"),
+    ("lgpl", r"\blgpl|\blesser general|\blibrary general"),
+    ("gpl", r"\bgpl|\bgeneral public"),
+    ("apache", r"\bapache|\basl\b"),
+    ("mpl", r"\bmpl\b|\bmozilla"),
+    ("epl", r"\bepl\b|\beclipse"),
+    ("bsd", r"\bbsd"),
+    ("mit", r"\bmit\b|\bexpat\b"),
+    ("isc", r"\bisc\b"),
+    ("psf", r"\bpsf\b|\bpython software foundation"),
+    ("cc0", r"\bcc0\b|\bpublic domain"),
+    ("zpl", r"\bzpl\b|\bzope public"),
+    ("unlicense", r"\bunlicense\b"),
+)
+
+
+def _licence(value: str) -> tuple[str, str] | None:
+    """A licence's family and version as metadata names it ("ASL 2.0" and "Apache-2.0": apache, 2), or
+    None for a name not known."""
+    low = value.lower()
+    family = next((f for f, pattern in _LICENCE_FAMILIES if re.search(pattern, low)), None)
+    if family is None:
+        return None
+    version = re.search(r"\d+(?:\.\d+)*", low)
+    return family, re.sub(r"(\.0)+$", "", version.group(0)) if version else ""
+
+
 def _named_field(a: str, b: str) -> tuple[str, tuple[str, str]] | None:
     """Two "Author:", "Maintainer:" or "License:" lines that name different people or licences
     ("Author: John Machin" / "Author: Chris Withers", "License: LGPL version 2.1" / "License: Apache-2.0"):
@@ -256,6 +285,12 @@ def _named_field(a: str, b: str) -> tuple[str, tuple[str, str]] | None:
     if key.lower() != mb.group(0).strip(" :").lstrip("-*# ").lower() or key.lower() not in _NAME_FIELDS:
         return None
     va, vb = a[ma.end() :].strip(), b[mb.end() :].strip()
+    la, lb = _licence(va), _licence(vb)
+    if key.lower() in ("license", "licence") and la and lb:
+        # One licence under two names is no disagreement ("ASL 2.0" / "Apache-2.0", "LGPL version 2.1" /
+        # "GNU Lesser General Public License v2.1"); another family, or another version of one, is.
+        differ = la[0] != lb[0] or (la[1] and lb[1] and la[1] != lb[1])
+        return (key, (va, vb)) if differ else None
     wa = {w for w in re.findall(r"[a-z0-9]+", va.lower()) if w not in _LICENCE_WORDS}
     wb = {w for w in re.findall(r"[a-z0-9]+", vb.lower()) if w not in _LICENCE_WORDS}
     if not wa or not wb or wa <= wb or wb <= wa:
