@@ -152,7 +152,7 @@ def _is_value(token: str) -> bool:
 
 
 _GENERIC_TITLE_WORDS = frozenset(
-    "metadata readme changelog changes history news notes release releases relnotes txt md rst html htm pdf "
+    "metadata pkg info readme changelog changes history news notes release releases relnotes txt md rst html htm pdf "
     "docs doc documentation index manual page guide user introduction overview about report reports update "
     "updates summary review annual edition draft final revised".split()
 )
