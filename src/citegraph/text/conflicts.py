@@ -241,7 +241,8 @@ _FORMAT_KEYS = frozenset({"metadata-version", "wheel-version", "generator", "roo
 # Fields of package metadata whose value is a name: a short line, so most of its words are the value and
 # the statements are never aligned the way sentences are.
 _NAME_FIELDS = frozenset({"author", "maintainer", "license", "licence"})
-_LICENCE_WORDS = frozenset({"license", "licence", "licensed", "version", "the", "v"})
+# Words such a value may hold or not without naming anyone or anything else.
+_FILLER_WORDS = frozenset({"license", "licence", "licensed", "version", "the", "v"})
 
 
 # Licence families by the ways metadata names them, the more specific first.
@@ -278,29 +279,34 @@ def _named_field(a: str, b: str) -> tuple[str, tuple[str, str]] | None:
     ("Author: John Machin" / "Author: Chris Withers", "License: LGPL version 2.1" / "License: Apache-2.0"):
     the key and the two values. Not when one names what the other does and more ("MIT" / "MIT License",
     "BSD" / "BSD-3-Clause", "John Machin" / "John Machin, Chris Withers"): precision first."""
-    ma, mb = _FIELD_KEY.match(a), _FIELD_KEY.match(b)
-    if not ma or not mb:
+    fa, fb = _field(a), _field(b)
+    if not fa or not fb:
         return None
-    key = ma.group(0).strip(" :").lstrip("-*# ")
-    if key.lower() != mb.group(0).strip(" :").lstrip("-*# ").lower() or key.lower() not in _NAME_FIELDS:
+    (key, va), (other_key, vb) = fa, fb
+    if key.lower() != other_key.lower() or key.lower() not in _NAME_FIELDS:
         return None
-    va, vb = a[ma.end() :].strip(), b[mb.end() :].strip()
     la, lb = _licence(va), _licence(vb)
     if key.lower() in ("license", "licence") and la and lb:
         # One licence under two names is no disagreement ("ASL 2.0" / "Apache-2.0", "LGPL version 2.1" /
         # "GNU Lesser General Public License v2.1"); another family, or another version of one, is.
         differ = la[0] != lb[0] or (la[1] and lb[1] and la[1] != lb[1])
         return (key, (va, vb)) if differ else None
-    wa = {w for w in re.findall(r"[a-z0-9]+", va.lower()) if w not in _LICENCE_WORDS}
-    wb = {w for w in re.findall(r"[a-z0-9]+", vb.lower()) if w not in _LICENCE_WORDS}
+    wa = {w for w in re.findall(r"[a-z0-9]+", va.lower()) if w not in _FILLER_WORDS}
+    wb = {w for w in re.findall(r"[a-z0-9]+", vb.lower()) if w not in _FILLER_WORDS}
     if not wa or not wb or wa <= wb or wb <= wa:
         return None
     return key, (va, vb)
 
 
-def _format_field(text: str) -> bool:
+def _field(text: str) -> tuple[str, str] | None:
+    """A "Key: value" line's key, as written without list marks ("Author"), and its value."""
     m = _FIELD_KEY.match(text)
-    return m is not None and m.group(0).strip(" :").lower().lstrip("-*# ") in _FORMAT_KEYS
+    return (m.group(0).strip(" :").lstrip("-*# "), text[m.end() :].strip()) if m else None
+
+
+def _format_field(text: str) -> bool:
+    field = _field(text)
+    return field is not None and field[0].lower() in _FORMAT_KEYS
 
 
 def _in_key(text: str, spans: list[tuple[int, int]], i1: int, i2: int) -> bool:
