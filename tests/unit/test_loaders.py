@@ -138,6 +138,30 @@ def test_rst_is_ingested_without_markup(tmp_path: Path):
     )
 
 
+def test_rst_keeps_what_sphinx_directives_say(tmp_path: Path):
+    # mypy's config reference, as it ships: plain docutils knows none of these directives and dropped
+    # each one whole, so "namespace_packages" and its default were nowhere in the corpus.
+    p = tmp_path / "config_file.rst"
+    p.write_text(
+        "Config file\n===========\n\n"
+        ".. confval:: namespace_packages\n\n    :type: boolean\n    :default: False\n\n"
+        "    Enables :pep:`420` style namespace packages.\n\n"
+        "    .. versionchanged:: 1.0\n       Now on by default.\n\n"
+        ".. deprecated:: 0.990\n\n"
+        ".. function:: run(port)\n   :noindex:\n\n   Starts the server.\n\n"
+        ".. testcode::\n\n   run(5000)\n   print('up')\n\n"
+        ".. toctree::\n\n   install\n   usage\n\n"
+        ":Released: 2023-10-09\n"
+    )
+    (doc,) = load_file(p).docs
+    assert doc.text == (
+        "# Config file\n\nnamespace_packages\n\ntype: boolean\n\ndefault: False\n\n"
+        "Enables PEP 420 style namespace packages.\n\nChanged in version 1.0: Now on by default.\n\n"
+        "Deprecated since version 0.990.\n\nrun(port)\n\nStarts the server.\n\n"
+        "run(5000)\nprint('up')\n\nReleased: 2023-10-09"
+    )
+
+
 def test_markdown_markup_is_rendered_away(tmp_path: Path):
     p = tmp_path / "notes.md"
     p.write_text("# Notes\n\n**Note**: the cache lives in `~/.cache/pip`.\n\n------\n\n* one item\n")

@@ -52,7 +52,7 @@ from citegraph.text.tokens import tokenize
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 13
+LOADERS_VERSION = 14
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 # Package metadata in the email-header format (core metadata: a wheel's METADATA, an sdist's PKG-INFO).
@@ -553,8 +553,8 @@ def _markdown_html(text: str) -> str:
 
 
 # Sphinx's cross-reference roles, which plain docutils does not know: their text is kept
-# (":ref:`the guide <install>`" reads "the guide"); other unknown roles and directives become error
-# nodes, dropped with their own text only.
+# (":ref:`the guide <install>`" reads "the guide"); other unknown roles become error nodes, dropped
+# with their own text only (directives: below).
 _SPHINX_ROLES = (
     "ref doc class func meth attr mod data exc obj term envvar option program command file samp kbd "
     "menuselection guilabel abbr any py:class py:func py:meth py:attr py:mod py:obj py:data py:exc "
@@ -573,6 +573,134 @@ def _register_sphinx_roles() -> None:
 
     for name in _SPHINX_ROLES:
         roles.register_local_role(name, role)
+    _register_sphinx_directives()
+
+
+# Sphinx's directives, which plain docutils does not know either: unknown, a directive is an error node
+# and its whole content is dropped with it. mypy's config reference lost two thirds of its text, every
+# option written ".. confval:: namespace_packages" with its ":default: False" and its description.
+# Described objects: the signature, then what is said of it (its options as "default: False" lines).
+_SPHINX_DESCRIBED = (
+    "confval setting option cmdoption envvar describe object function data method attribute property "
+    "exception decorator decoratormethod classmethod staticmethod type module-attribute program "
+    "py:function py:data py:class py:method py:attribute py:property py:exception py:decorator "
+    "py:decoratormethod py:classmethod py:staticmethod c:function c:type c:macro c:member c:var c:struct "
+    "cpp:function cpp:class cpp:type cpp:member js:function js:class js:data js:attribute rst:directive "
+    "rst:role rst:directive:option"
+).split()
+# Version notes, read as Sphinx writes them: "Changed in version 3.0.0: In this version …".
+_SPHINX_VERSION_NOTES = {
+    "versionadded": "New in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
+# Code shown or run (its lines as a code block), and containers whose content is ordinary text.
+_SPHINX_CODE = (
+    "testcode testoutput testsetup testcleanup doctest ipython jupyter-execute "
+    "click:example click:run productionlist prompt"
+).split()
+_SPHINX_CONTAINERS = (
+    "only tabs tab group-tab code-tab tab-set tab-item card grid grid-item grid-item-card dropdown hlist "
+    "glossary seealso todo centered"
+).split()
+# Nothing a reader sees: a table of contents, text pulled from code by import, settings for the build.
+_SPHINX_SILENT = (
+    "toctree autofunction autoclass automodule autodata automethod autoattribute autoexception autosummary "
+    "autoprogram module currentmodule py:module py:currentmodule highlight index literalinclude "
+    "tabularcolumns sectionauthor codeauthor moduleauthor cssclass graphviz plot"
+).split()
+
+
+class _AnyOptions(dict[str, Any]):
+    """Every option a directive is given is kept as written (the empty key keeps the dict truthy, which
+    is what makes docutils look for options at all)."""
+
+    def __init__(self) -> None:
+        super().__init__({"": None})
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Any:
+        return lambda value: value or ""
+
+
+@lru_cache(maxsize=1)
+def _register_sphinx_directives() -> None:
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+
+    class Sphinx(Directive):
+        has_content = True
+        optional_arguments = 1
+        final_argument_whitespace = True
+        option_spec = _AnyOptions()
+
+        def body(self) -> list[Any]:
+            box = nodes.container()
+            self.state.nested_parse(self.content, self.content_offset, box)
+            return list(box.children)
+
+        def options_list(self) -> list[Any]:
+            # ":default: False" is shown; a flag such as ":noindex:" is not.
+            given = {name: value for name, value in self.options.items() if value}
+            if not given:
+                return []
+            fields = nodes.field_list()
+            for name, value in given.items():
+                body = nodes.field_body("", nodes.paragraph(text=value))
+                fields += nodes.field("", nodes.field_name(text=name), body)
+            return [fields]
+
+    class Described(Sphinx):
+        def run(self) -> list[Any]:
+            signature = " ".join(self.arguments).strip()
+            inner = self.options_list() + self.body()
+            if not signature:
+                return inner
+            item = nodes.definition_list_item("", nodes.term("", "", nodes.literal(signature, signature)))
+            item += nodes.definition("", *inner)
+            return [nodes.definition_list("", item)]
+
+    class VersionNote(Sphinx):
+        # ".. versionchanged:: 3.0.0 In this version …": the version, then text that may run on below it.
+        required_arguments = 1
+
+        def run(self) -> list[Any]:
+            lead = f"{_SPHINX_VERSION_NOTES[self.name]} {self.arguments[0]}"
+            inner = self.body()
+            if len(self.arguments) > 1:
+                text, _ = self.state.inline_text(self.arguments[1], self.lineno)
+                inner.insert(0, nodes.paragraph("", "", *text))
+            if inner and isinstance(inner[0], nodes.paragraph):
+                inner[0].insert(0, nodes.Text(f"{lead}: "))
+                return inner
+            return [nodes.paragraph(text=f"{lead}."), *inner]
+
+    class Code(Sphinx):
+        def run(self) -> list[Any]:
+            code = "\n".join(self.content)
+            return [nodes.literal_block(code, code)] if code.strip() else []
+
+    class Container(Sphinx):
+        def run(self) -> list[Any]:
+            title = " ".join(self.arguments).strip()
+            return ([nodes.paragraph(text=title)] if title else []) + self.body()
+
+    class Silent(Sphinx):
+        def run(self) -> list[Any]:
+            return []
+
+    for kind, names in (
+        (Described, _SPHINX_DESCRIBED),
+        (VersionNote, list(_SPHINX_VERSION_NOTES)),
+        (Code, _SPHINX_CODE),
+        (Container, _SPHINX_CONTAINERS),
+        (Silent, _SPHINX_SILENT),
+    ):
+        for name in names:
+            directives.register_directive(name, kind)
 
 
 def _load_rst(path: Path, text: str) -> SourceDoc | Skipped:
@@ -770,12 +898,32 @@ def _walk_blocks(node: Any, parts: list[str], keep_loose: bool) -> None:
     flush()
 
 
+def _join_fields(soup: Any) -> None:
+    """A field list's name and its one-paragraph value as one line, as the page shows them side by side:
+    "default: False", not a block "default:" and a block "False" (docutils' and Sphinx's
+    `<dl class="field-list">`: a reST field list, a Sphinx option's type and default)."""
+    for dl in soup.select("dl.field-list"):
+        for dt in dl.find_all("dt", recursive=False):
+            dd = dt.find_next_sibling()
+            if dd is None or dd.name != "dd":
+                continue
+            blocks = dd.find_all(_BLOCK_TAGS)
+            if len(blocks) > 1 or (blocks and blocks[0].name != "p"):
+                continue
+            name, value = " ".join(dt.get_text().split()), " ".join(dd.get_text().split())
+            p = soup.new_tag("p")
+            p.string = f"{name} {value}" if value else name
+            dt.replace_with(p)
+            dd.decompose()
+
+
 def html_blocks(html: str) -> tuple[str, dict[str, Any]]:
     """The blocks of an HTML page as text (headings as Markdown headings, code blocks with their line
     breaks) and what its head says (title, date)."""
     soup = visible_html(html)
     for br in soup.find_all("br"):
         br.replace_with("\n")
+    _join_fields(soup)
     front = html_head(soup)
     parts: list[str] = []
     root = soup.body or soup
