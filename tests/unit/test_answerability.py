@@ -114,6 +114,9 @@ def test_key_terms_are_what_a_passage_must_mention():
     q = "I'm not root on this box. Can chage still show when my password runs out?"
     assert ans.key_terms(q, english) == ["chage"]
     assert ans.key_terms("Say I kill processes with fuser: which signal?", english) == ["fuser"]
+    # "i.e." and "e.g." are abbreviations, not file names (realdocs4 g01: "do not mention 'i.e'").
+    q = "Does fuser kill by default, i.e. which signal, e.g. SIGKILL?"
+    assert ans.key_terms(q, english) == ["SIGKILL", "fuser"]
     assert ans.key_terms("Unless I configure it, which proxies does Gunicorn trust?", english) == ["Gunicorn"]
     assert ans.key_terms("It has an HTTP API. If I call it twice, what happens?", english) == ["HTTP API"]
     assert ans.key_terms("What happened after World War I ended?", english) == ["World War I"]
@@ -424,6 +427,10 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
         "What is the oldest Python version PyJWT says it can be installed on?",
         "What is the minimum Python version that the itsdangerous package declares it needs?",
         "What Python version does attrs 23.2.0 require?",  # in the metadata's own word: searched the same way
+        # Without the word "version" (realdocs3-5's conflict questions, answered from other lines before):
+        "What's the oldest Python that cloudpickle can be installed on?",
+        "What's the oldest cryptography release paramiko works with?",
+        "If I install networkx with its default extras, how new must numpy be?",
     ):
         assert ans.asks_requirement(q), q
         assert [s.facet for s in extractive_sub_queries(q, "precise_fact", 5)][-1] == "requires"
@@ -431,13 +438,36 @@ def test_a_question_about_the_versions_something_needs_looks_for_its_requirement
     # word alone: the question's other words ("minimum", "declares", "package") match a packaging policy.
     q = "What is the minimum Python version that the itsdangerous package declares it needs?"
     sub = extractive_sub_queries(q, "precise_fact", 5, ["Python", "itsdangerous"])[-1]
-    assert (sub.facet, sub.text) == ("requires", "Python itsdangerous requires")
+    assert (sub.facet, sub.text) == ("requires", "Python itsdangerous requires-python")
     # "Python" alone names no package ("click", a plain word no file is named for): the question's words.
     q = "Which Python versions does click support?"
-    assert extractive_sub_queries(q, "precise_fact", 5, ["Python"])[-1].text == "Python versions click support requires"
+    sub = extractive_sub_queries(q, "precise_fact", 5, ["Python"])[-1]
+    assert sub.text == "Python versions click support requires-python"
+    # Another package's version is required by the field that lists dependencies.
+    q = "What's the oldest cryptography release paramiko works with?"
+    assert extractive_sub_queries(q, "precise_fact", 5, ["cryptography", "paramiko"])[-1].text == (
+        "cryptography paramiko requires-dist"
+    )
+    # Not a requirement: no version asked, or a reason.
+    for q in (
+        "What is the oldest release in the changelog?",
+        "What is the minimum password length?",
+        "How old must you be to vote?",
+        "Why does a --version option in Click have to be marked as eager?",
+    ):
+        assert not ans.asks_requirement(q), q
+    # "default extras" names pip's extra called "default": no default is asked.
+    assert not ans.asks_for_default("If I install networkx with its default extras, how new must numpy be?")
     # The metadata's field states what such a question asks, as "Author:" does for "Who is the author?".
     assert ans.field_match("Which Python versions does Markdown say it needs?", "Requires-Python: >=3.6")
     assert not ans.field_match("Which Python versions does Markdown say it needs?", "Requires: glibc >= 2.17")
+    # A dependency's line states the version of the dependency the question names, not of another.
+    q = "If I install networkx with its default extras, how new must numpy be?"
+    assert ans.field_match(q, "Requires-Dist: numpy >=1.23 ; extra == 'default'")
+    assert not ans.field_match(q, "Requires-Dist: scipy >=1.11")
+    q = "What is the oldest attrs release that jsonschema will accept as a dependency?"
+    assert ans.field_match(q, "Requires-Dist: attrs (>=17.4.0)")
+    assert not ans.field_match(q, "Requires-Dist: jsonschema-specifications>=2023.03.6")
     assert ans.field_match("Who is the author of requests?", "Author: Kenneth Reitz")
     assert not ans.field_match("Which Python versions does Markdown mention?", "Requires-Python: >=3.6")
     # A line whose value the question gives restates it (realdocs5 i16), unless the question asks whether.

@@ -20,7 +20,7 @@ from citegraph.embed import known_words
 from citegraph.schemas import QueryClass, SubQuery
 from citegraph.text.answerability import asks_default, asks_requirement, key_terms
 from citegraph.text.claims import extract_entities
-from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS
+from citegraph.text.tokens import QUESTION_WORDS, STOPWORDS, tokenize
 
 _QUOTED = re.compile(r"[\"“”‘’']([^\"“”‘’']{2,})[\"“”‘’']")
 
@@ -97,8 +97,12 @@ def extractive_sub_queries(
         # "needs", "package") a packaging policy that names no package outranked the METADATA line.
         # One name alone ("Python") is the question's words again: a package named by a plain word that no
         # file is named for ("click") is still in them.
+        # The field is searched by its name ("Requires-Dist" for another package's version), in lower case:
+        # sanitize drops a capitalised word the question does not hold. (Found or not, the named packages'
+        # field lines are read: nodes/retrieve.requirement_lines.)
         subject = " ".join(names) if names and len(names) > 1 else topic
-        out.append(SubQuery(text=f"{subject} requires", facet="requires"))
+        field = "requires-python" if "python" in tokenize(question) else "requires-dist"
+        out.append(SubQuery(text=f"{subject} {field}", facet="requires"))
     return dedupe(out, question, limit)
 
 

@@ -145,6 +145,33 @@ def latest_release(retriever: HybridRetriever, question: str, top: list[Evidence
     return out
 
 
+# The top passages whose packages' requirement lines are read (requirement_lines).
+REQUIREMENTS_OF_TOP = 3
+
+
+def requirement_lines(retriever: HybridRetriever, question: str, top: list[Evidence]) -> list[Evidence]:
+    """For a question asking which versions something requires, the passage of each of the top
+    documents, and of their other releases, that holds the field stating it ("Requires-Python: >=3.5.0",
+    "Requires-Dist: numpy >=1.23" for numpy), when it is not among `top` already: the search finds the
+    package's long description, which says "Python" and its name over and over, and not the field line
+    among its classifiers (realdocs4 h10, realdocs5 i07). Ranked just below the document's best passage."""
+    if not ans.asks_requirement(question):
+        return []
+    have = {e.chunk_id for e in top}
+    out: list[Evidence] = []
+    for lead in list({e.doc_id: e for e in reversed(top[:REQUIREMENTS_OF_TOP])}.values())[::-1]:
+        final = lead.scores.get("final", 0.0) - 1e-6
+        for doc_id in [lead.doc_id, *retriever.releases(lead.doc_id)]:
+            for p in retriever.passages_of(doc_id):
+                states = any(ans.requirement_field(question, line) for line in p.text.splitlines())
+                if states and p.chunk_id not in have:
+                    have.add(p.chunk_id)
+                    bonus = lead.scores.get("answer_bonus", 0.0)
+                    out.append(p.model_copy(update={"scores": {"final": final, "answer_bonus": bonus}}))
+                    break
+    return out
+
+
 def _line_to_match(query: str, passage: str) -> str:
     """What to look for in another release: the passage's claim that shares most words with the query,
     one holding a number first among equals ("Requires-Python: >=2.7, …" over "Click is a Python
@@ -163,7 +190,8 @@ def _ranked(
     results, note = _candidates(ctx, task, retriever, doc_ids)
     written = shared_retriever(ctx.corpus_dir, ctx.chroma_url).name_words() | retriever.name_words()
     top = answer_first(task["question"], results, ctx.passages(task["query_class"]), written)
-    return top + latest_release(retriever, task["question"], top), note
+    extra = latest_release(retriever, task["question"], top) + requirement_lines(retriever, task["question"], top)
+    return top + extra, note
 
 
 def _search(ctx: Context, task: RetrieveTask) -> tuple[list[Evidence], str]:

@@ -174,6 +174,7 @@ _CODE = re.compile(
     r"(?<![\w/])(?:~|\.{1,2})?(?:/[\w.~-]*\w)+/?|\b[a-z_][\w-]*\.(?:[a-z]{1,4}|[a-z_]\w+)\b|`[^`'\n]+[`']|"
     r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"  # CamelCase identifiers: TopLevelNotFound
 )
+_ABBREVIATION = re.compile(r"(?:[a-z]\.){1,3}[a-z]\.?", re.IGNORECASE)
 # An environment variable or a constant asked for by name: a word in capitals ("TAPE").
 _CAPS = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
 _VARIABLE_Q = re.compile(r"\b(environment )?variables?\b|\bconstant\b", re.IGNORECASE)
@@ -347,23 +348,28 @@ _DEFAULT_Q = re.compile(
     re.IGNORECASE,
 )
 _DEFAULT_TERM = tokenize("default")[0]
+_DEFAULT_EXTRA = re.compile(r"\bdefault extras?\b|\bextras? (called |named )?[\"'“]?default\b", re.IGNORECASE)
 # A question about which versions something needs or supports ("Which Python versions does Jinja2
 # support?", "the oldest Python version PyJWT can be installed on") is answered by a requirement, and
 # package metadata states requirements in so many words ("Requires-Python: >=3.7", "Requires-Dist:"):
 # the question's words share nothing with that line but "Python". Asked in the metadata's own word ("What
 # Python version does attrs 23.2.0 require?"), it is looked for the same way (answer/subqueries.py).
-_VERSIONS_Q = re.compile(r"\bversions?\b", re.IGNORECASE)
+# Asked without the word "version": "the oldest Python that cloudpickle can be installed on", "the oldest
+# cryptography release paramiko works with", "how new must numpy be?".
+_VERSIONS_Q = re.compile(r"\bversions?\b|\b(oldest|earliest)\b|\bhow (new|recent)\b", re.IGNORECASE)
 _NEEDS_Q = re.compile(
     r"\b(needs?|needed|supports?|supported|compatible|install(ed|able)?|depends?|dependency|minimum|lowest|"
-    r"at least|requires?|required)\b",
+    r"at least|requires?|required|accepts?|accepted|works? (with|on)|runs? on|must|ha(ve|s) to)\b",
     re.IGNORECASE,
 )
 _REQUIRES_TERM = tokenize("requires")[0]
+_DIST_KEY = set(tokenize("Requires-Dist"))
 
 
 def asks_default(question: str) -> bool:
-    """Whether the question asks what happens when nothing is said: the default."""
-    return bool(_DEFAULT_Q.search(question))
+    """Whether the question asks what happens when nothing is said: the default. A package's "default"
+    extra is a name ("If I install networkx with its default extras, how new must numpy be?")."""
+    return bool(_DEFAULT_Q.search(_DEFAULT_EXTRA.sub(" ", question)))
 
 
 # How a manual says what holds when nothing is said: "(default: 512)", "defaults to main", "If not
@@ -389,7 +395,10 @@ def states_default(text: str) -> bool:
 
 
 def asks_requirement(question: str) -> bool:
-    """Whether the question asks which versions something needs or supports."""
+    """Whether the question asks which versions something needs or supports (not why: "Why does a
+    --version option have to be marked as eager?")."""
+    if re.match(r"\W*why\b", question, re.IGNORECASE):
+        return False
     return bool(_VERSIONS_Q.search(question) and _NEEDS_Q.search(question))
 
 
@@ -764,7 +773,9 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
     terms: list[str] = []
     terms += [m.group(1) or m.group(2) for m in _QUOTED.finditer(question)]
     terms += _names(question, english)
-    terms += [m.group(0).strip("`") for m in _CODE.finditer(question)]
+    # Code, not a Latin abbreviation written like a file name ("i.e.", "e.g.": realdocs4 g01 abstained
+    # with "the passages found do not mention 'i.e'").
+    terms += [m.group(0).strip("`") for m in _CODE.finditer(question) if not _ABBREVIATION.fullmatch(m.group(0))]
     # Numbers, but not a digit that labels a thing ("line 1", "address 0", "level 3"): that is how a
     # question counts, and a passage says "the first line". "Apollo 5" (a name) and "5 times" stay.
     for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)", question):
@@ -1090,8 +1101,24 @@ def field_match(question: str, text: str) -> bool:
         return False
     if key and key <= words:
         return True
-    # A requirement asked in other words: "Requires-Python" for a Python requirement, not any "Requires:".
-    return asks_requirement(question) and _REQUIRES_TERM in key and len(key) >= 2 and key <= words | {_REQUIRES_TERM}
+    return requirement_field(question, text)
+
+
+def requirement_field(question: str, text: str) -> bool:
+    """A package metadata line that states the requirement a question asks in other words:
+    "Requires-Python: >=3.7" for a Python requirement (not any "Requires:"); "Requires-Dist: numpy >=1.23"
+    for "how new must numpy be?", the dependency being the one asked about."""
+    m = _FIELD.match(text)
+    if not m or not asks_requirement(question):
+        return False
+    key = set(tokenize(m.group(1)))
+    if _REQUIRES_TERM not in key or len(key) < 2:
+        return False
+    words = set(tokenize(question))
+    if key <= words | {_REQUIRES_TERM}:
+        return True
+    dependency = re.match(r"\s*([A-Za-z0-9][\w.-]*)", text[m.end(1) + 1 :])
+    return key == _DIST_KEY and dependency is not None and set(tokenize(dependency.group(1))) <= words
 
 
 def answer_score(relevance: float, answer_p: float | None, typed: bool) -> float:
