@@ -368,12 +368,18 @@ def test_package_metadata_keeps_its_fields_and_renders_its_declared_description(
     md.write_text(METADATA.format(kind="text/markdown").replace("Demo\n====", "# Demo").replace("``", "`"))
     (doc,) = load_file(md).docs
     assert "It is faster than asyncio.wait_for() because timeout makes no task." in doc.text
-    # Nothing declared: the description stays as written (reST, the specification's fallback, would
-    # read a plain description's indented lines as quotes).
-    plain = tmp_path / "PKG-INFO"
-    plain.write_text(METADATA.format(kind="").replace("Description-Content-Type: \n", ""))
-    (doc,) = load_file(plain).docs
-    assert "because ``timeout`` makes no task" in doc.text
+    # Nothing declared and written in reST (a title underlined, inline literals, a footnote): rendered as
+    # reST, the specification's fallback, with no footnote marker left to pass for a citation.
+    undeclared = tmp_path / "PKG-INFO"
+    rst = METADATA.format(kind="").replace("Description-Content-Type: \n", "")
+    undeclared.write_text(rst.replace("no task.", "no task [#]_.\n\n.. [#] See the changelog."))
+    (doc,) = load_file(undeclared).docs
+    assert "It is faster than asyncio.wait_for() because timeout makes no task.\n\nSee the changelog." in doc.text
+    # A plain description stays as written: read as reST, its indented lines would be quotes.
+    plain = "Metadata-Version: 2.1\nName: demo\n\nDemo tool.\n\n    demo --fast ``x``\n\nThat's it::\n"
+    undeclared.write_text(plain)
+    (doc,) = load_file(undeclared).docs
+    assert doc.text.endswith("Demo tool.\n\n    demo --fast ``x``\n\nThat's it::\n")
 
 
 def test_a_date_alone_under_a_heading_is_the_headings(tmp_path: Path):

@@ -52,7 +52,7 @@ from citegraph.text.tokens import tokenize
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 14
+LOADERS_VERSION = 15
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 # Package metadata in the email-header format (core metadata: a wheel's METADATA, an sdist's PKG-INFO).
@@ -546,6 +546,19 @@ def looks_like_markdown(text: str) -> bool:
     return bool(_MD_HEADING.search(text) and _MD_LINK.search(text))
 
 
+# reST's own marks: a title underlined to its length, and a hyperlink ("`Fabric <https://…>`_", "`docs`_"),
+# a directive or target (".. image::", ".. _install:", ".. [#]") or an inline literal (``timeout``).
+_RST_TITLE = re.compile(r"^(\S[^\n]{1,78})\n([=\-~^*+#\"])\2{2,}[ \t]*$", re.MULTILINE)
+_RST_MARK = re.compile(r"`[^`\n]+`__?(?!\w)|^\.\. (?:[\w:-]+::|_[^:\n]+:|\[[^\]\n]*\])|``[^`\n]+``", re.MULTILINE)
+
+
+def looks_like_rst(text: str) -> bool:
+    """Whether plain text is reStructuredText: a title underlined to its length and a link, directive or
+    inline literal in reST's syntax."""
+    titled = any(len(m.group(0).split("\n")[1].rstrip()) >= len(m.group(1).rstrip()) for m in _RST_TITLE.finditer(text))
+    return titled and bool(_RST_MARK.search(text))
+
+
 def _markdown_html(text: str) -> str:
     from markdown_it import MarkdownIt
 
@@ -750,12 +763,15 @@ def _load_metadata(path: Path, text: str) -> SourceDoc | Skipped:
     """A package's core metadata: its `Key: value` fields stay lines as they are (the claim model reads
     each as a fact: "Requires-Python: >=3.8"), and the long description after them, the package's
     README, is rendered in the format `Description-Content-Type` declares, so its Markdown or reST
-    reaches no quote ("because ``timeout`` doesn't create a new task"). An undeclared one stays as it is:
-    the specification's fallback, reST, would read a plain-text description's indented lines as
-    quotes and its `::` as code."""
+    reaches no quote ("because ``timeout`` doesn't create a new task"). An undeclared one is rendered
+    as reST, the specification's fallback, only when it is written in it (looks_like_rst): read as reST,
+    a plain-text description's indented lines would be quotes and its `::` code. Paramiko's METADATA
+    declares nothing and was quoted as "[#] Paramiko relies on `cryptography <https://cryptography.io>`_"."""
     head, _, body = text.replace("\r\n", "\n").partition("\n\n")
     declared = _DESCRIPTION_TYPE.search(head)
     kind = declared.group(1).lower() if declared and body.strip() else ""
+    if not declared and looks_like_rst(body):
+        kind = "text/x-rst"
     if kind == "text/markdown":
         body, _ = html_blocks(_markdown_html(body))
     elif kind == "text/x-rst":
@@ -814,13 +830,20 @@ def _is_hidden(tag: Any) -> bool:
 def visible_html(html: str) -> Any:
     """The page as a reader sees it (a BeautifulSoup tree): no scripts, styles, navigation, comments or
     hidden elements."""
-    from bs4 import BeautifulSoup, Comment
+    from bs4 import BeautifulSoup, Comment, NavigableString
 
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup(["script", "style", "noscript", "template", "svg", "nav", "footer"]):
         tag.decompose()
     for tag in soup.select(".system-message, .problematic, .headerlink, .copybtn"):
         tag.decompose()  # docutils' complaints about markup it does not know; Sphinx's ¶ links
+    # A footnote's "[1]" in the text, which an answer would show as one of its own citations (and the
+    # space before it, where punctuation follows: "the SSHv2 protocol [1], providing").
+    for tag in soup.select(".footnote-reference, [role=doc-noteref]"):
+        before, after = tag.previous_sibling, tag.next_sibling
+        if isinstance(before, NavigableString) and isinstance(after, NavigableString) and after[:1] in ",.;:)":
+            before.replace_with(before.rstrip())
+        tag.decompose()
     # What a reader of the page never sees is not evidence: hidden text is where injected instructions
     # and keyword stuffing live.
     for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
