@@ -25,6 +25,10 @@ FILES = {
     "Summary: A demonstration package for tests.\nAuthor: Ana Lima\nRequires-Python: >=3.6\n",
     "demo_pkg-2.0.METADATA.txt": "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 2.0\n"
     "Summary: A demonstration package for tests.\nAuthor: Ana Lima\nRequires-Python: >=3.9\n",
+    "plotdemo-1.0.METADATA.txt": "Metadata-Version: 2.1\nName: plotdemo\nVersion: 1.0\nSummary: Plots for tests.\n"
+    "Requires-Dist: numpy (>=1.19)\nRequires-Dist: scipy (>=1.5)\n",
+    "plotdemo-2.0.METADATA.txt": "Metadata-Version: 2.1\nName: plotdemo\nVersion: 2.0\nSummary: Plots for tests.\n"
+    "Requires-Dist: numpy >=1.23\nRequires-Dist: scipy >=1.11\n",
     "notes.md": "# Cache notes\n\n**Note**: the archiver keeps its cache in `~/.cache/archiver` by default.\n",
 }
 
@@ -111,6 +115,19 @@ def test_a_field_of_a_record_answers_what_its_key_names(mixed: Path):
         assert not a.abstained and a.sentences[0].text == ">=3.9 [1]."
         assert a.references[0].quote == "Requires-Python: >=3.9"
         assert a.support == max(a.support_parts["field"], a.support_parts[judge])
+
+
+def test_a_requirement_asked_in_other_words_is_read_from_its_field(mixed: Path):
+    """ "How new must numpy be?" is answered by the package's "Requires-Dist: numpy …" line, not scipy's;
+    the two releases disagree and the answer says so. The sentence scorer reads such a line low; the
+    field states the requirement exactly (nodes/judge.REQUIREMENT_FIELD_SUPPORT)."""
+    a = ask("If I install plotdemo, how new must numpy be?", corpus=str(mixed))
+    assert not a.abstained
+    quotes = {r.quote for r in a.references}
+    assert "Requires-Dist: numpy >=1.23" in quotes and "Requires-Dist: numpy (>=1.19)" in quotes
+    assert not any("scipy" in q for q in quotes)
+    assert "disagree" in a.answer
+    assert a.support_parts["field"] >= 0.9
 
 
 def test_eval_documents_scores_a_benchmark_over_these_files(mixed_files: Path, mixed: Path, tmp_path: Path):

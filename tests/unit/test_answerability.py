@@ -117,6 +117,9 @@ def test_key_terms_are_what_a_passage_must_mention():
     # "i.e." and "e.g." are abbreviations, not file names (realdocs4 g01: "do not mention 'i.e'").
     q = "Does fuser kill by default, i.e. which signal, e.g. SIGKILL?"
     assert ans.key_terms(q, english) == ["SIGKILL", "fuser"]
+    # A snake_case name is a setting's: a passage about another setting's default does not answer.
+    q = "What is the default of clear_untrusted_proxy_headers?"
+    assert ans.key_terms(q, english) == ["clear_untrusted_proxy_headers"]
     assert ans.key_terms("Unless I configure it, which proxies does Gunicorn trust?", english) == ["Gunicorn"]
     assert ans.key_terms("It has an HTTP API. If I call it twice, what happens?", english) == ["HTTP API"]
     assert ans.key_terms("What happened after World War I ended?", english) == ["World War I"]

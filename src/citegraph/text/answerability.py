@@ -174,6 +174,7 @@ _CODE = re.compile(
     r"(?<![\w/])(?:~|\.{1,2})?(?:/[\w.~-]*\w)+/?|\b[a-z_][\w-]*\.(?:[a-z]{1,4}|[a-z_]\w+)\b|`[^`'\n]+[`']|"
     r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"  # CamelCase identifiers: TopLevelNotFound
 )
+_SNAKE = re.compile(r"_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 _ABBREVIATION = re.compile(r"(?:[a-z]\.){1,3}[a-z]\.?", re.IGNORECASE)
 # An environment variable or a constant asked for by name: a word in capitals ("TAPE").
 _CAPS = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
@@ -800,7 +801,9 @@ def key_terms(question: str, english: frozenset[str] = frozenset(), written: Set
         low = w.lower()
         if low in _QUESTION_WORDS or low in STOPWORDS or len(low) < 3:
             continue
-        if _NAME_LIKE.match(w):
+        if _NAME_LIKE.match(w) or _SNAKE.fullmatch(w):
+            # A snake_case identifier is a setting's or a function's name ("clear_untrusted_proxy_headers"):
+            # a passage that does not write it states some other setting's default (realdocs4 g01).
             terms.append(w)
         elif english and not _known(low, english):
             terms += [w] if low in written else _unknown_parts(w, english)
