@@ -247,6 +247,9 @@ def test_contradiction_severity_and_settling():
     # The same two sentences quoted again from another passage of each document: still one conflict.
     again = [_fact("f4", old.text, "a:1:1", weight=0.5), _fact("f5", new.text, "b:1:1", weight=0.6)]
     assert len(detect([old, new, *again], ctx, rounds=0, max_rounds=2)) == 1
+    # Or quoted with the sentence after it: the same two documents, the same point, the same values.
+    longer = _fact("f6", f"{new.text} It runs all year.", "b:1:2", weight=0.6)
+    assert len(detect([old, new, longer], ctx, rounds=0, max_rounds=2)) == 1
     # 310 vs 311: a rounding-sized difference is minor and settled at once by weight.
     (minor,) = detect([old, rounding], ctx, rounds=0, max_rounds=2)
     assert minor.severity == "minor" and minor.resolved and minor.winner == "f1"

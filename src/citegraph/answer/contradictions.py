@@ -234,13 +234,20 @@ def detect(
     # MarkupSafe bounds were reported 3 to 13 times in one answer). The same two lines about another
     # subject are another disagreement: requests', click's and Jinja2's METADATA all changed from
     # "Requires-Python: >=2.7, !=3.0.*, …" to ">=3.7", and only the first pair compared was kept.
+    # Nor is one sentence quoted alone and with the sentence after it (paramiko's "pure-Python (2.7, 3.4+)"
+    # against "(3.6+)" was reported three times): two documents that differ on one point by the same
+    # values disagree once.
     said: set[tuple[frozenset[str], str]] = set()
+    differ: set[tuple[frozenset[str], str, frozenset[str]]] = set()
     for a, b in combinations(ordered, 2):
         if a.doc_id == b.doc_id or a.text == b.text:
             continue
         texts = frozenset((" ".join(a.text.split()), " ".join(b.text.split())))
         c = compare(a.text, b.text, named(a), named(b))
         if c is None or (texts, c.point) in said:
+            continue
+        how = (frozenset((a.doc_id, b.doc_id)), c.point, frozenset(c.values))
+        if how in differ:
             continue
         ea, eb = by_chunk.get(a.chunk_id), by_chunk.get(b.chunk_id)
         if repeated_field(a, c.values[0], ea.text if ea else None) or repeated_field(
@@ -262,6 +269,7 @@ def detect(
             id=cid, facts=(a.id, b.id), kind=c.kind, severity=severity(c, a, b, ctx), point=c.point, values=c.values
         )
         said.add((texts, c.point))
+        differ.add(how)
         out.append(settle(con, a, b, facts, rounds, max_rounds, _release_pair(ea, eb)))
     return out
 
