@@ -99,6 +99,11 @@ def choose_facts(
             # beside them would read as the answer too.
             ranked = [f for f in ranked if lateness(f) == lateness(ranked[0])]
             relative = 0.0
+    required = [f for f in ranked if ans.requirement_field(question, f.text)]
+    if required:
+        # Which versions a package needs is what its own requirement field states ("Requires-Python:
+        # >=3.8", in each release read): those lines, not "pip install cloudpickle" beside them.
+        ranked, relative = required, 0.0
     chosen: list[Fact] = []
     for f in ranked:
         if chosen and fact_score(f) < relative * fact_score(chosen[0]):

@@ -72,12 +72,11 @@ def later_releases(question: str, relevant: list[Fact], facts: list[Fact]) -> li
     return out
 
 
-def field_fact(question: str, supported: list[Fact]) -> Fact | None:
-    """The first of the supported facts that is a "Key: value" line whose key the question asks about, a
-    requirement's field first ("Requires-Python: >=3.8" over "Version: 2.0.12" for "Which Python
-    versions…")."""
-    fields = [f for f in supported if ans.field_match(question, f.text)]
-    return next((f for f in fields if ans.requirement_field(question, f.text)), fields[0] if fields else None)
+def field_fact(question: str, supported: list[Fact], n: int) -> Fact | None:
+    """A supported "Key: value" line whose key the question asks about: a requirement's field among all
+    of them (the writer leads with it: answer/compose.choose_facts), else the first among the best `n`."""
+    required = next((f for f in supported if ans.requirement_field(question, f.text)), None)
+    return required or next((f for f in supported[:n] if ans.field_match(question, f.text)), None)
 
 
 # The support of a requirement stated by the named package's own metadata field ("Requires-Dist: numpy
@@ -197,7 +196,7 @@ async def judge_answerability(state: State, runtime: Runtime[Context]) -> dict:
     # Both learned judges read prose; a "Key: value" line whose key is what the question asks
     # ("Requires-Python: >=3.8"), in a passage that covers the question, states the answer exactly: its
     # lexical relevance stands where they read it low (the reader 0.12, the sentence scorer 0.42).
-    field = field_fact(question, supported[: ctx.judge_passages])
+    field = field_fact(question, supported, ctx.judge_passages)
     if field is not None:
         exact = ans.requirement_field(question, field.text)
         parts["field"] = max(round(field.relevance, 4), REQUIREMENT_FIELD_SUPPORT if exact else 0.0)
