@@ -419,7 +419,7 @@ def test_the_models_short_answer_leads_only_as_its_quotes_exact_words():
     assert plan == [("10", ["f"]), (text, ["f"])]
     ev = Evidence(chunk_id="nice:1:0", doc_id="nice", text=text, span=(0, len(text)))
     sentences, refs, _ = validate(plan, [f], [ev], False)
-    assert [s.text for s in sentences] == ["10 [1].", f"{text} [1]"] and len(refs) == 1
+    assert [s.text for s in sentences] == ["10 [1].", f"{text} [1]."] and len(refs) == 1
 
 
 def test_a_model_sentence_that_asks_the_question_back_is_no_answer():
@@ -452,7 +452,7 @@ def test_the_codes_ids_in_a_model_sentence_are_stripped_not_quoted():
         "He planned to marry Cleopatra [1].",
         "He planned to marry Cleopatra [1].",
         "He planned to marry Cleopatra in 323 BC [1].",
-        "He planned to marry Cleopatra (323 BC) [1]",
+        "He planned to marry Cleopatra (323 BC) [1].",
     ]
     assert dropped == []
 
@@ -463,6 +463,9 @@ def test_citation_markers_go_after_a_closing_quote():
     assert _with_marks("The economy grew.", [1]) == "The economy grew [1]."
     assert _with_marks('He said, "God bless us."', [2]) == 'He said, "God bless us." [2]'
     assert _with_marks("178", [1]) == "178 [1]."
+    # A bracket that closes no sentence still needs the sentence's end: "… attrs (>=17.4.0) [2] The
+    # sources disagree …" ran two sentences together.
+    assert _with_marks("Requires-Dist: attrs (>=17.4.0)", [2]) == "Requires-Dist: attrs (>=17.4.0) [2]."
 
 
 def test_a_notebook_shows_an_answer_as_its_rendered_text():
@@ -691,7 +694,7 @@ def test_a_changelog_heading_is_quoted_without_its_markup():
     (ref,) = refs
     assert ref.quote == "Noteworthy changes in release 4.9 (2022-11-06)" and ref.span == (0, 46)
     assert quote_at(ev.text, 0, ref.span, ref.quote)
-    assert sentences[0].text == "Noteworthy changes in release 4.9 (2022-11-06) [1]"
+    assert sentences[0].text == "Noteworthy changes in release 4.9 (2022-11-06) [1]."
 
 
 def test_an_abstention_below_the_threshold_names_the_fact_its_support_came_from():

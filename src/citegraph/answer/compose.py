@@ -233,7 +233,7 @@ def _with_marks(text: str, marks: list[int]) -> str:
     m = re.search(r"[.!?]+$", text)
     if m:  # "… grew [1]."
         return f"{text[: m.start()]} {cite}{text[m.start() :]}"
-    if re.search(r"[\"'’”)\]]$", text):  # after a closing quote or bracket: '… us." [2]'
+    if re.search(r"[.!?][\"'’”)\]]+$", text):  # a sentence ended inside a quote or bracket: '… us." [2]'
         return f"{text} {cite}"
     return f"{text} {cite}."
 
