@@ -726,3 +726,23 @@ def test_an_abstention_below_the_threshold_names_the_fact_its_support_came_from(
     # With the lexical judge the most relevant fact is the one scored; its line break reads as a space.
     why = reason({**state, "support_source": "lexical", "support": 0.9}, Context())
     assert "“nice - run a program with modified scheduling priority”" in why
+
+
+def test_a_requirement_is_answered_by_the_named_packages_field_lines():
+    """ "Which Python versions does the mock backport work with?" quotes mock's Requires-Python lines,
+    one per release read, not the better-scored prose beside them nor another package's field
+    (realdocs6 l26 quoted xxhash's)."""
+    from citegraph.answer.compose import choose_facts
+
+    q = "Which Python versions does the mock backport say it works with?"
+    facts = [
+        _fact("p", "mock is a library for testing in Python.", "m5:1:0", relevance=0.9, title="mock-5.1.0.METADATA"),
+        _fact("a", "Requires-Python: >=3.6", "m5:1:1", relevance=0.5, title="mock-5.1.0.METADATA"),
+        _fact("x", "Requires-Python: >=3.7", "x3:1:0", relevance=0.45, title="xxhash-3.5.0.METADATA"),
+        _fact("b", "Requires-Python: >=2.7, !=3.0.*", "m3:1:0", relevance=0.4, title="mock-3.0.5.METADATA"),
+    ]
+    chosen = choose_facts(facts, [f.id for f in facts], set(), 3, question=q)
+    assert [f.id for f in chosen] == ["a", "b"]
+    # Asked about anything else, the best-scored facts stand.
+    chosen = choose_facts(facts, [f.id for f in facts], set(), 1, question="What is mock?")
+    assert [f.id for f in chosen] == ["p"]

@@ -32,6 +32,7 @@ from citegraph.schemas import Contradiction, Evidence, Fact, Reference, Sentence
 from citegraph.text import answerability as ans
 from citegraph.text.claims import extract_numbers, quotable, quote_at
 from citegraph.text.injection import clean_title, source_label
+from citegraph.text.releases import document_name
 from citegraph.text.support import unsupported_terms
 from citegraph.text.tokens import tokenize
 
@@ -102,8 +103,10 @@ def choose_facts(
     required = [f for f in ranked if ans.requirement_field(question, f.text)]
     if required:
         # Which versions a package needs is what its own requirement field states ("Requires-Python:
-        # >=3.8", in each release read): those lines, not "pip install cloudpickle" beside them.
-        ranked, relative = required, 0.0
+        # >=3.8", in each release read): those lines, not "pip install cloudpickle" beside them, nor
+        # another package's ("xxhash-3.5.0.METADATA" beside mock's; realdocs6 l26).
+        package = document_name(required[0].title or "")
+        ranked, relative = [f for f in required if document_name(f.title or "") == package], 0.0
     chosen: list[Fact] = []
     for f in ranked:
         if chosen and fact_score(f) < relative * fact_score(chosen[0]):
