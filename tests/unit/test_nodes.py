@@ -217,6 +217,17 @@ def test_only_the_same_attribute_of_the_same_subject_conflicts():
     assert (
         compare("Troops in Iraq numbered 160,000 in 2008.", "Troops in Afghanistan numbered 100,000 in 2014.") is None
     )
+    # Words that open a sentence are capitalised, not names: one statement reworded between releases.
+    assert (
+        compare(
+            "Behind the scenes, redis-py uses a connection pool to manage connections to a Redis server.",
+            "By default, redis-py uses a connection pool to manage connections.",
+            "redis-3.5.3.METADATA",
+            "redis-5.0.7.METADATA",
+        )
+        is None
+    )
+    assert compare("Mark Pilgrim wrote chardet.", "Dan Blanchard wrote chardet.").kind == "entity"
     # A version number that names the release is not its value.
     assert compare("Version 1.34 was released.", "Version 1.35 was released.") is None
     # Counts, with their qualifiers.

@@ -489,11 +489,26 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
         # PASSWORD_RESET_TIMEOUT_DAYS and PASSWORD_RESET_TIMEOUT), not two values; "3 days" / "3 weeks" and
         # "given in seconds" / "given in minutes" are.
         return None
-    if any(t[:1].isupper() for t in a_raw[i1:i2]) and any(t[:1].isupper() for t in b_raw[j1:j2]):
+    if _named(a_raw, i1, i2) and _named(b_raw, j1, j2):
         return Conflict("entity", (ra, rb), point, sim)
     if sim < WORDING_ALIGNED:
         return None  # other words in otherwise different sentences: most often two different things
     return Conflict("wording", (ra, rb), point, sim)
+
+
+# Words that open a sentence capitalised without naming anything: "Behind the scenes, redis-py uses a
+# connection pool" against "By default, redis-py uses a connection pool" (redis 3.5.3 and 5.0.7) is one
+# statement reworded, not two names.
+_OPENERS = frozenset(
+    "a an the by behind in on at for with without within after before since during under over from to into "
+    "when while if unless although though because as once then now here there this that these those it its "
+    "also however instead otherwise so thus finally first next".split()
+)
+
+
+def _named(raw: list[str], i: int, j: int) -> bool:
+    """Whether the replaced words raw[i:j] hold a capitalised word other than a sentence's opening one."""
+    return any(t[:1].isupper() and not (k == 0 and t.lower() in _OPENERS) for k, t in enumerate(raw[i:j], i))
 
 
 def _word_forms(a: str, b: str) -> bool:
