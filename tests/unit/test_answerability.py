@@ -120,6 +120,11 @@ def test_key_terms_are_what_a_passage_must_mention():
     # A snake_case name is a setting's: a passage about another setting's default does not answer.
     q = "What is the default of clear_untrusted_proxy_headers?"
     assert ans.key_terms(q, english) == ["clear_untrusted_proxy_headers"]
+    # Nor does a sentence in a passage that names it, when the sentence names another setting only.
+    said = "If trusted_proxy is set, the default is x-forwarded-proto to match older versions of Waitress."
+    assert ans.other_setting(q, said) == "trusted_proxy"
+    assert ans.other_setting(q, "Default: False") is None  # under the setting's own heading
+    assert ans.other_setting(q, "clear_untrusted_proxy_headers defaults to True, unlike trusted_proxy.") is None
     assert ans.key_terms("Unless I configure it, which proxies does Gunicorn trust?", english) == ["Gunicorn"]
     assert ans.key_terms("It has an HTTP API. If I call it twice, what happens?", english) == ["HTTP API"]
     assert ans.key_terms("What happened after World War I ended?", english) == ["World War I"]

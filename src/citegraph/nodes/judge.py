@@ -136,6 +136,8 @@ def covered_facts(
             gaps.append(f"no passage found states a {kind} for what is asked")
         elif needs_default and not ans.states_default(f.text):
             gaps.append("no passage found states the default asked for")
+        elif other := ans.other_setting(question, f.text):
+            gaps.append(f"the closest passages state {other!r}, another setting than the one asked")
         else:
             out.append(f)
     return out, list(dict.fromkeys(gaps))[:1] if not out else []

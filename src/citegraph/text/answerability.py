@@ -175,6 +175,7 @@ _CODE = re.compile(
     r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"  # CamelCase identifiers: TopLevelNotFound
 )
 _SNAKE = re.compile(r"_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_SNAKE_WORD = re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")
 _ABBREVIATION = re.compile(r"(?:[a-z]\.){1,3}[a-z]\.?", re.IGNORECASE)
 # An environment variable or a constant asked for by name: a word in capitals ("TAPE").
 _CAPS = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
@@ -393,6 +394,20 @@ def asks_for_default(question: str) -> bool:
 def states_default(text: str) -> bool:
     """Whether a sentence says what holds when nothing is said."""
     return bool(_STATES_DEFAULT.search(text))
+
+
+def other_setting(question: str, text: str) -> str | None:
+    """A setting the sentence names when the question names another and the sentence not that one:
+    "If trusted_proxy is set, the default is x-forwarded-proto" states trusted_proxy's default, not
+    clear_untrusted_proxy_headers' (realdocs4 g01). A sentence that names no setting ("Default: False"
+    under the setting's heading) is not refused here."""
+    asked = {m.group(0).lower() for m in _SNAKE_WORD.finditer(question)}
+    if not asked:
+        return None
+    named = [m.group(0) for m in _SNAKE_WORD.finditer(text)]
+    if not named or asked & {n.lower() for n in named}:
+        return None
+    return named[0]
 
 
 def asks_requirement(question: str) -> bool:
