@@ -729,3 +729,12 @@ def test_a_requirement_glued_to_its_name_keeps_its_operator():
     assert ans.answer_values("version", "Requires-Dist: python-dateutil>=2.7.0", q) == [">=2.7.0"]
     assert ans.answer_values("version", "Requires-Dist: MarkupSafe>=2.0", "Which MarkupSafe version?") == [">=2.0"]
     assert ans.answer_values("version", "Requires-Python: >=3.7, !=3.0.*", "Which Python versions?")[0] == ">=3.7"
+
+
+def test_a_file_name_with_underscores_names_the_hyphenated_package():
+    # PyPI's names treat "_" and "-" alike: charset_normalizer-2.0.12.METADATA.txt is charset-normalizer's
+    # (realdocs4 h10: its Requires-Python line was refused for not mentioning 'charset-normalizer').
+    text = ans.covering_text("", "/x/charset_normalizer-2.0.12.METADATA.txt", "Requires-Python: >=3.5.0")
+    assert ans.uncovered(["charset-normalizer"], text) == []
+    assert ans.uncovered(["charset_normalizer"], text) == []
+    assert ans.uncovered(["urllib3"], text) == ["urllib3"]

@@ -1061,8 +1061,11 @@ ABSENT_FROM_CORPUS = "no passage in the corpus mentions"
 
 def covering_text(title: str, source: str, passage: str) -> str:
     """What a fact covers the question's key terms with: its passage, its document's title and file name
-    ("… according to its README")."""
-    return f"{title}\n{known_name(source)}\n{passage}"
+    ("… according to its README"), the name's underscores also read as the hyphens a package's name is
+    written with ("charset_normalizer-2.0.12.METADATA" names charset-normalizer)."""
+    name = known_name(source)
+    also = f"\n{name.replace('_', '-')}" if "_" in name else ""
+    return f"{title}\n{name}{also}\n{passage}"
 
 
 def uncovered(terms: list[str], text: str) -> list[str]:
