@@ -738,3 +738,12 @@ def test_a_file_name_with_underscores_names_the_hyphenated_package():
     assert ans.uncovered(["charset-normalizer"], text) == []
     assert ans.uncovered(["charset_normalizer"], text) == []
     assert ans.uncovered(["urllib3"], text) == ["urllib3"]
+
+
+def test_a_licences_version_is_not_a_release():
+    # realdocs5 i16 led with "2.1": the LGPL's version, in the entry of the release that changed licence.
+    q = "Which websocket-client release switched the project to the Apache 2.0 licence?"
+    assert ans.answer_values("version", "Fix #697: Transition from LGPL 2.1 license to Apache 2.0 license", q) == []
+    assert ans.answer_values("version", "## v1.8.0 Fix #697: Transition from LGPL 2.1 license to Apache 2.0", q) == [
+        "v1.8.0"
+    ]

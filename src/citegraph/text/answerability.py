@@ -236,6 +236,10 @@ _LICENCE_NAME = re.compile(
     r"[\w .-]{0,12}?\blicen[cs]e[sd]?\b(,? version \d[\d.]*)?( v?\d[\d.]*)?|\bpublic domain\b",
     re.IGNORECASE,
 )
+_LICENCE_WORD = re.compile(r"(A|L)?GPL|MPL|EPL|CDDL|Apache|Artistic|licen[cs]es?", re.IGNORECASE)
+_LICENCE_BEFORE = re.compile(
+    r"\b((A|L)?GPL|MPL|EPL|CDDL|Apache|Artistic|CC-BY(-SA)?|licen[cs]e(,? version)?)[ -]?v?$", re.IGNORECASE
+)
 _LICENCE_ID = re.compile(
     r"\b(A|L)?GPL(-?v?\d[\d.]*)?(-only|-or-later|\+)?(?![\w-])|\b(MPL|EPL|CDDL)( ?-?\d[\d.]*)?(?![\w-])|"
     r"\bApache-\d[\d.]*|\b(MIT|ISC|BSD(-\d-Clause)?|PSF(-\d[\d.]*)?|CC0(-\d[\d.]*)?|CC-BY[\w.-]*|Unlicense|Zlib)"
@@ -309,6 +313,10 @@ def answer_values(kind: AnswerType, text: str, question: str, own: str = "") -> 
         versions = list(_VERSION.finditer(text))
         product = version_of(question)
         given = given_products(question, product)
+        if not (product and _LICENCE_WORD.fullmatch(product)):
+            # "Transition from LGPL 2.1 license to Apache 2.0": the licences' versions, not a release's
+            # (realdocs5 i16 led with "2.1"); asked "which GPL version", they are the answer.
+            versions = [m for m in versions if not _LICENCE_BEFORE.search(text[max(0, m.start() - 24) : m.start()])]
         if given:  # "Added official support for Python 3.11 and 3.12": Python's, for "which arrow release…"
             of_given = _just_before(given)
             versions = [m for m in versions if not of_given.search(text[max(0, m.start() - 40) : m.start()])]
