@@ -147,6 +147,7 @@ def latest_release(retriever: HybridRetriever, question: str, top: list[Evidence
 
 # The top passages whose packages' requirement lines are read (requirement_lines).
 REQUIREMENTS_OF_TOP = 3
+_REQUIRES = re.compile("requir", re.IGNORECASE)
 
 
 def requirement_lines(retriever: HybridRetriever, question: str, top: list[Evidence]) -> list[Evidence]:
@@ -163,7 +164,10 @@ def requirement_lines(retriever: HybridRetriever, question: str, top: list[Evide
         final = lead.scores.get("final", 0.0) - 1e-6
         for doc_id in [lead.doc_id, *retriever.releases(lead.doc_id)]:
             for p in retriever.passages_of(doc_id):
-                states = any(ans.requirement_field(question, line) for line in p.text.splitlines())
+                # Only a passage with a "Requires…" key can state it: the rest are not read line by line.
+                states = _REQUIRES.search(p.text) is not None and any(
+                    ans.requirement_field(question, line) for line in p.text.splitlines()
+                )
                 if states and p.chunk_id not in have:
                     have.add(p.chunk_id)
                     bonus = lead.scores.get("answer_bonus", 0.0)

@@ -174,8 +174,8 @@ _CODE = re.compile(
     r"(?<![\w/])(?:~|\.{1,2})?(?:/[\w.~-]*\w)+/?|\b[a-z_][\w-]*\.(?:[a-z]{1,4}|[a-z_]\w+)\b|`[^`'\n]+[`']|"
     r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"  # CamelCase identifiers: TopLevelNotFound
 )
-_SNAKE = re.compile(r"_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
-_SNAKE_WORD = re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")
+# A snake_case name as a whole word ("clear_untrusted_proxy_headers"; not os.path_join's tail).
+_SNAKE = re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")
 _ABBREVIATION = re.compile(r"(?:[a-z]\.){1,3}[a-z]\.?", re.IGNORECASE)
 # An environment variable or a constant asked for by name: a word in capitals ("TAPE").
 _CAPS = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
@@ -236,10 +236,10 @@ _LICENCE_NAME = re.compile(
     r"[\w .-]{0,12}?\blicen[cs]e[sd]?\b(,? version \d[\d.]*)?( v?\d[\d.]*)?|\bpublic domain\b",
     re.IGNORECASE,
 )
-_LICENCE_WORD = re.compile(r"(A|L)?GPL|MPL|EPL|CDDL|Apache|Artistic|licen[cs]es?", re.IGNORECASE)
-_LICENCE_BEFORE = re.compile(
-    r"\b((A|L)?GPL|MPL|EPL|CDDL|Apache|Artistic|CC-BY(-SA)?|licen[cs]e(,? version)?)[ -]?v?$", re.IGNORECASE
-)
+# A licence's name that a version number follows ("LGPL 2.1", "Apache 2.0", "license version 2").
+_LICENCE_NAMES = r"(A|L)?GPL|MPL|EPL|CDDL|Apache|Artistic"
+_LICENCE_WORD = re.compile(rf"{_LICENCE_NAMES}|licen[cs]es?", re.IGNORECASE)
+_LICENCE_BEFORE = re.compile(rf"\b({_LICENCE_NAMES}|CC-BY(-SA)?|licen[cs]e(,? version)?)[ -]?v?$", re.IGNORECASE)
 _LICENCE_ID = re.compile(
     r"\b(A|L)?GPL(-?v?\d[\d.]*)?(-only|-or-later|\+)?(?![\w-])|\b(MPL|EPL|CDDL)( ?-?\d[\d.]*)?(?![\w-])|"
     r"\bApache-\d[\d.]*|\b(MIT|ISC|BSD(-\d-Clause)?|PSF(-\d[\d.]*)?|CC0(-\d[\d.]*)?|CC-BY[\w.-]*|Unlicense|Zlib)"
@@ -409,10 +409,10 @@ def other_setting(question: str, text: str) -> str | None:
     "If trusted_proxy is set, the default is x-forwarded-proto" states trusted_proxy's default, not
     clear_untrusted_proxy_headers' (realdocs4 g01). A sentence that names no setting ("Default: False"
     under the setting's heading) is not refused here."""
-    asked = {m.group(0).lower() for m in _SNAKE_WORD.finditer(question)}
+    asked = {m.group(0).lower() for m in _SNAKE.finditer(question)}
     if not asked:
         return None
-    named = [m.group(0) for m in _SNAKE_WORD.finditer(text)]
+    named = [m.group(0) for m in _SNAKE.finditer(text)]
     if not named or asked & {n.lower() for n in named}:
         return None
     return named[0]
