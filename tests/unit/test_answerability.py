@@ -114,6 +114,11 @@ def test_key_terms_are_what_a_passage_must_mention():
     q = "I'm not root on this box. Can chage still show when my password runs out?"
     assert ans.key_terms(q, english) == ["chage"]
     assert ans.key_terms("Say I kill processes with fuser: which signal?", english) == ["fuser"]
+    # A comparative or superlative of a dictionary word is a word (realdocs3 g03: "do not mention
+    # 'riskier'"); a program named as an agent noun is still a name.
+    q = "Why is scanning only the data sections riskier, and which is the safest and easiest way?"
+    assert ans.key_terms(q, english) == []
+    assert ans.key_terms("Which facility does logger use by default?", english) == ["logger"]
     # "i.e." and "e.g." are abbreviations, not file names (realdocs4 g01: "do not mention 'i.e'").
     q = "Does fuser kill by default, i.e. which signal, e.g. SIGKILL?"
     assert ans.key_terms(q, english) == ["SIGKILL", "fuser"]
@@ -384,6 +389,21 @@ def test_a_why_question_is_answered_by_a_sentence_that_gives_a_reason():
     assert ans.has_answer_type("reason", deprecated[0], "Why is ffi_prep_closure deprecated?")
     # "How does it work" asks for a mechanism, which needs no "because".
     assert ans.has_answer_type("reason", caution, "How does shred overwrite a file?")
+    # A purpose, a consequence or a cause in other words (tomli's README, valgrind's and gunicorn's docs,
+    # pidof(8)), and what is none: an obligation, a list's "and so on", an example's "such as".
+    for reason in (
+        "Binary mode will enforce decoding the file as UTF-8, both of which are required to correctly parse TOML.",
+        "This option slows Massif down greatly, and so is off by default.",
+        "This resource bound assumption is why we require a buffering proxy in front of Gunicorn.",
+        "Usually these processes are skipped as trying to deal with them can cause pidof to hang.",
+    ):
+        assert ans.has_answer_type("reason", claims(reason)[0], q), reason
+    for none in (
+        "The user is required to log in first.",
+        "It reads tar, zip, cpio and so on.",
+        "It handles tasks such as using a mirror.",
+    ):
+        assert not ans.has_answer_type("reason", claims(none)[0], q), none
 
 
 def test_a_question_about_what_happens_when_nothing_is_said_asks_for_the_default():

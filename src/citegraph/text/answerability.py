@@ -457,9 +457,11 @@ _WHY_Q = re.compile(
 )
 _REASON = re.compile(
     r"\b(because|so that|in order (to|that)|due to|owing to|the reason|reasons?\b|purpose|otherwise|"
-    r"hence|therefore|thus|that is why|this is why|which is why|which means|lest|"
+    r"hence|therefore|thus|is why|which means|lest|and so(?! on| forth)|"
     r"to (avoid|prevent|ensure|allow|enable|make sure|keep|reduce|protect|guarantee|stop)|"
-    r"(caused|required|needed|motivated) by|results? in|leads? to|"
+    r"(caused|required|needed|motivated) by|results? in|leads? to|causes|causing|"
+    r"(which|that|it|this) (is|are|was|were) (required|needed|necessary|essential) (to|for)\b|"
+    r"(?<!such )as (trying|using|doing|having|making|running|keeping|letting|allowing)\b|"
     r"(created|designed|intended|meant|used|built|made|established|formed|introduced|added|set up) to \w+|"
     r"as (it|they|this|these|there|we|you|the \w+ (is|are|was|were|has|have|can|cannot|may|might|would|will))\b|"
     r"since (it|they|this|these|there|we|you|the|a|an|some|most|many|all|no|not)\b|"
@@ -964,7 +966,19 @@ def _known(word: str, english: frozenset[str]) -> bool:
         head, tail = word[:i], word[i:]
         if head in english and (tail in _SUFFIXES or (len(tail) >= 3 and tail in english)):
             return True
-    return any(word.endswith(x) and word[: -len(x)] in english for x in _SUFFIXES if len(word) - len(x) >= 3)
+    if any(word.endswith(x) and word[: -len(x)] in english for x in _SUFFIXES if len(word) - len(x) >= 3):
+        return True
+    # A comparative or superlative: "riskier" of "risky", "safest" of "safe", "biggest" of "big" (realdocs3
+    # g03 abstained with "the passages found do not mention 'riskier'"). Not any "-er": "logger" and
+    # "fuser" are programs, named as agent nouns are.
+    degree = re.fullmatch(r"(\w{2,}?)(ier|iest|est)", word)
+    if degree is None:
+        return False
+    stem, ending = degree.groups()
+    if ending.startswith("i"):
+        return stem + "y" in english
+    doubled = len(stem) >= 3 and stem[-1] == stem[-2] and stem[:-1] in english
+    return doubled or stem in english or stem + "e" in english
 
 
 def name_like(term: str, english: frozenset[str]) -> bool:
