@@ -7,6 +7,8 @@ from citegraph.ingest.chunking import page_of
 from citegraph.ingest.loaders import Skipped, discover, load_file
 from helpers import write_pdf
 
+DATA = Path(__file__).parent.parent / "data"
+
 
 def test_markdown_front_matter(tmp_path: Path):
     p = tmp_path / "r.md"
@@ -413,3 +415,23 @@ def test_markdown_under_a_plain_name_is_read_as_markdown_and_plain_text_stays_as
     (tmp_path / "foo.1.txt").write_text(page)
     (man,) = load_file(tmp_path / "foo.1.txt").docs
     assert man.text.strip() == page.strip()
+
+
+def test_spaces_lost_at_a_font_switch_in_a_pdf_are_put_back():
+    from citegraph.ingest.loaders import respace_font_switches
+
+    # groff sets acronyms and placeholders in another font; pypdf's layout mode runs them together with
+    # the words around them, its plain mode keeps them apart (and splits other words at kerning).
+    layout = "present in theBFDlibrary used. -fFILE Load FILE. InGNUpatch, the dif ferent default. (Yes, really)"
+    plain = "present in the BFD library used. -f FILE Load FILE. In GNU patch, the dif ferent default. (Y es, really)"
+    assert respace_font_switches(layout, plain) == (
+        "present in the BFD library used. -f FILE Load FILE. In GNU patch, the dif ferent default. (Yes, really)"
+    )
+    # CamelCase code the plain text writes whole stays whole.
+    assert respace_font_switches("call getHTTPResponse() here", "call getHTTPResponse() here") == (
+        "call getHTTPResponse() here"
+    )
+    # A real man page (strings(1) as `man -Tpdf` makes it): "theBFDlibrary" before.
+    text = load_file(DATA / "pdf" / "strings.1.pdf").docs[0].text
+    assert "in the BFD library used to scan" in " ".join(text.split())
+    assert "theBFD" not in text and "ofUTF-8encoded" not in text

@@ -34,6 +34,7 @@ becomes a `Skipped` that the ingest summary reports.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -52,7 +53,7 @@ from citegraph.text.tokens import tokenize
 
 # Raised when what a loader makes of a file changes: corpora read with an older version read their
 # files again on the next ingest (pipeline.py).
-LOADERS_VERSION = 15
+LOADERS_VERSION = 16
 
 SUPPORTED = {".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx", ".jsonl"}
 # Package metadata in the email-header format (core metadata: a wheel's METADATA, an sdist's PKG-INFO).
@@ -1025,8 +1026,54 @@ def _load_docx(path: Path, data: bytes) -> SourceDoc | Skipped:
     return _text_doc(path, "\n\n".join(parts), front)
 
 
+# A word of pypdf's layout text that may run words together at a font switch: groff and TeX set an
+# acronym or a placeholder in another font ("the BFD library", "-f FILE", "In GNU patch,"), and layout
+# mode loses the space there ("theBFDlibrary", "-fFILE", "InGNUpatch,").
+_FONT_SWITCH = re.compile(r"\S*(?:[a-z][A-Z]{2}|[A-Z]{2}[a-z])\S*")
+
+
+def _caps(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def _font_switch(left: str, right: str) -> bool:
+    """Whether two words pypdf's plain text writes apart meet at a change of case that a font switch
+    explains: a lowercase word or an option, then a word in capitals ("the BFD", "-f FILE"), or the
+    reverse ("BFD library"). Not one capital letter ("Y es" is pypdf's kerning of "Yes")."""
+    lower_end = left[-1:].islower()
+    return (
+        (lower_end and _caps(re.match(r"[A-Z0-9_]*", right).group(0)))
+        or (  # type: ignore[union-attr]
+            _caps(left) and right[:1].islower()
+        )
+    )
+
+
+def respace_font_switches(layout: str, plain: str) -> str:
+    """Put back the spaces layout mode loses at a font switch, where pypdf's plain text of the same page
+    has them: a layout word is split only as the plain text writes it, two or three words that meet at
+    a change of case (`_font_switch`). The plain text is not used whole: it splits words at kerning
+    ("dif ferent", "F or") that layout mode keeps whole."""
+    words = plain.split()
+    apart: dict[str, list[str]] = {}
+    for n in (2, 3):
+        for i in range(len(words) - n + 1):
+            parts = words[i : i + n]
+            if all(_font_switch(a, b) for a, b in itertools.pairwise(parts)):
+                apart.setdefault("".join(parts), parts)
+    known = set(words)
+
+    def respace(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return word if word in known or word not in apart else " ".join(apart[word])
+
+    return _FONT_SWITCH.sub(respace, layout)
+
+
 def _load_pdf(path: Path, data: bytes) -> SourceDoc | Skipped:
-    """Text in pypdf's layout mode (it keeps indentation and most words whole), cut into blocks where
+    """Text in pypdf's layout mode (it keeps indentation and most words whole; the spaces it loses at a
+    font switch put back: respace_font_switches), cut into blocks where
     the indentation steps back (a man page's option list, paragraphs), running headers and footers
     left out (the date a footer states is read first), then repaired (repair_pdf_text)."""
     import io
@@ -1038,7 +1085,12 @@ def _load_pdf(path: Path, data: bytes) -> SourceDoc | Skipped:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             return Skipped(str(path), "encrypted PDF")
-        layout = [_normalise(page.extract_text(extraction_mode="layout") or "") for page in reader.pages]
+        layout = []
+        for page in reader.pages:
+            text = page.extract_text(extraction_mode="layout") or ""
+            if _FONT_SWITCH.search(text):
+                text = respace_font_switches(text, page.extract_text() or "")
+            layout.append(_normalise(text))
         info: Any = reader.metadata or {}
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as exc:
         return Skipped(str(path), f"corrupt PDF: {exc}")
