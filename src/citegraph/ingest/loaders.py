@@ -1041,13 +1041,8 @@ def _font_switch(left: str, right: str) -> bool:
     """Whether two words pypdf's plain text writes apart meet at a change of case that a font switch
     explains: a lowercase word or an option, then a word in capitals ("the BFD", "-f FILE"), or the
     reverse ("BFD library"). Not one capital letter ("Y es" is pypdf's kerning of "Yes")."""
-    lower_end = left[-1:].islower()
-    return (
-        (lower_end and _caps(re.match(r"[A-Z0-9_]*", right).group(0)))
-        or (  # type: ignore[union-attr]
-            _caps(left) and right[:1].islower()
-        )
-    )
+    capitals = re.sub(r"[^A-Z0-9_].*", "", right, flags=re.DOTALL)  # the capitals "right" opens with
+    return (left[-1:].islower() and _caps(capitals)) or (_caps(left) and right[:1].islower())
 
 
 def respace_font_switches(layout: str, plain: str) -> str:
