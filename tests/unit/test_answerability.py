@@ -390,7 +390,8 @@ def test_a_why_question_is_answered_by_a_sentence_that_gives_a_reason():
     # "How does it work" asks for a mechanism, which needs no "because".
     assert ans.has_answer_type("reason", caution, "How does shred overwrite a file?")
     # A purpose, a consequence or a cause in other words (tomli's README, valgrind's and gunicorn's docs,
-    # pidof(8)), and what is none: an obligation, a list's "and so on", an example's "such as".
+    # pidof(8)), and what is none: an obligation, a list's "and so on", "and soon", causes a charity
+    # gives to, an example's "such as".
     for reason in (
         "Binary mode will enforce decoding the file as UTF-8, both of which are required to correctly parse TOML.",
         "This option slows Massif down greatly, and so is off by default.",
@@ -401,6 +402,8 @@ def test_a_why_question_is_answered_by_a_sentence_that_gives_a_reason():
     for none in (
         "The user is required to log in first.",
         "It reads tar, zip, cpio and so on.",
+        "It got the ball back and soon faced a third down.",
+        "A quarter of the money goes to charitable causes.",
         "It handles tasks such as using a mirror.",
     ):
         assert not ans.has_answer_type("reason", claims(none)[0], q), none

@@ -457,9 +457,9 @@ _WHY_Q = re.compile(
 )
 _REASON = re.compile(
     r"\b(because|so that|in order (to|that)|due to|owing to|the reason|reasons?\b|purpose|otherwise|"
-    r"hence|therefore|thus|is why|which means|lest|and so(?! on| forth)|"
+    r"hence|therefore|thus|is why|which means|lest|and so\b(?! on| forth)|"
     r"to (avoid|prevent|ensure|allow|enable|make sure|keep|reduce|protect|guarantee|stop)|"
-    r"(caused|required|needed|motivated) by|results? in|leads? to|causes|causing|"
+    r"(caused|required|needed|motivated) by|results? in|leads? to|causing|"
     r"(which|that|it|this) (is|are|was|were) (required|needed|necessary|essential) (to|for)\b|"
     r"(?<!such )as (trying|using|doing|having|making|running|keeping|letting|allowing)\b|"
     r"(created|designed|intended|meant|used|built|made|established|formed|introduced|added|set up) to \w+|"
