@@ -102,8 +102,8 @@ def table(name: str, out: Path, at: float, against: str | None) -> None:
             label = s if len(halves[index]) == 2 or not halves[1 - index] else f"{s} half {halves[index]}"
             cols = []
             for run_name in [against, name] if against else [name]:
-                rs = half_rows(out, run_name, s, halves[index]) or []
-                cols += [cell(figures(rs, at)), cell(figures(rs, 0.0))]
+                rs = half_rows(out, run_name, s, halves[index])
+                cols += ["-", "-"] if rs is None else [cell(figures(rs, at)), cell(figures(rs, 0.0))]
             for t in (at, 0.0):
                 f = figures(rows, t)
                 answered_wrongly = f["unanswerable"] - f["unanswered_ok"]

@@ -757,3 +757,21 @@ def test_a_requirement_is_answered_by_the_named_packages_field_lines():
     # Asked about anything else, the best-scored facts stand.
     chosen = choose_facts(facts, [f.id for f in facts], set(), 1, question="What is mock?")
     assert [f.id for f in chosen] == ["p"]
+
+
+def test_one_sentence_spaced_apart_by_a_pdf_is_no_conflict():
+    """realdocs6 k20 (labelled by reading): update-xmlcatalog(8) as a PDF and xml-core's README.Debian
+    say the same sentence; the PDF's letter spacing moved a space ("iso verwritten")."""
+    pdf = (
+        "This means that any change made to an XML catalog file using xmlcatalog (1) iso verwritten the next "
+        "time that XML catalog file is updated using update-xmlcatalog."
+    )
+    text = (
+        "This means that any change made to an XML catalog file using xmlcatalog(1) is overwritten the next "
+        "time that XML catalog file is updated using update-xmlcatalog(8)."
+    )
+    assert compare(pdf, text, "update-xmlcatalog.8", "xml-core: README.Debian") is None
+    # Another word in the same place still disagrees.
+    other = text.replace("is overwritten", "is kept")
+    mended = pdf.replace("iso verwritten", "is overwritten")
+    assert compare(mended, other, "update-xmlcatalog.8", "xml-core") is not None

@@ -436,6 +436,10 @@ def compare(a: str, b: str, title_a: str = "", title_b: str = "") -> Conflict | 
     if _in_key(a, a_spans, i1, i2) or _in_key(b, b_spans, j1, j2):
         return None  # two fields ("Home-page: …" / "Project-URL: …"): two attributes, not two values
     la, lb = a_low[i1:i2], b_low[j1:j2]
+    if "".join(la) == "".join(lb):
+        # The same letters spaced apart: one sentence, one copy broken by a PDF's letter spacing
+        # ("re generates" / "regenerates", "iso verwritten" / "is overwritten"; realdocs6 k20).
+        return None
     ca, cb = _content(la), _content(lb)
     if not ca and not cb:
         return None  # "a" → "the": no claim changed
