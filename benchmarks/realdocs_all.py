@@ -6,7 +6,7 @@ some fact covers is answered, and each answer keeps its judge's support), one re
 the graph again: a question is answered when it was answered at 0 and its support reaches the threshold.
 
     .venv/bin/python benchmarks/realdocs_all.py run dev NAME        # ~30 min on 2 cores, ingests first
-    .venv/bin/python benchmarks/realdocs_all.py run held-out NAME
+    .venv/bin/python benchmarks/realdocs_all.py run held-out NAME [--sets realdocs7 …] [-- --judge reader]
     .venv/bin/python benchmarks/realdocs_all.py table NAME [--at 0.55] [--against OLDNAME]
 
 Which halves are dev (defaults and rules are chosen on them; their failures may be read) and which are
@@ -46,9 +46,11 @@ def sets_of(part: str) -> list[str]:
     return [s for s, halves in SPLIT.items() if halves[index]]
 
 
-def run(part: str, name: str, out: Path, extra: list[str]) -> None:
+def run(part: str, name: str, out: Path, extra: list[str], only: list[str] | None = None) -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANGGRAPH_STRICT_MSGPACK": "true"}
     for s in sets_of(part):
+        if only and s not in only:
+            continue
         bench = ROOT / "benchmarks" / s
         cmd = [
             sys.executable, "-m", "citegraph.cli", "eval", "documents",
@@ -128,6 +130,7 @@ def main() -> None:
     r.add_argument("part", choices=["dev", "held-out"])
     r.add_argument("name", help="run name: reports go to OUT/NAME_<set>")
     r.add_argument("extra", nargs="*", help="more `eval documents` options, after --")
+    r.add_argument("--sets", nargs="+", choices=list(SPLIT), help="only these sets (default: all of the part)")
     t = sub.add_parser("table", help="tabulate runs, replayed at a threshold")
     t.add_argument("name")
     t.add_argument("--at", type=float, default=DEFAULT_AT)
@@ -137,7 +140,7 @@ def main() -> None:
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     if a.command == "run":
-        run("dev" if a.part == "dev" else "held", a.name, a.out, a.extra)
+        run("dev" if a.part == "dev" else "held", a.name, a.out, a.extra, a.sets)
     else:
         table(a.name, a.out, a.at, a.against)
 
