@@ -92,28 +92,28 @@ def cell(f: dict[str, int]) -> str:
 
 
 def table(name: str, out: Path, at: float, against: str | None) -> None:
+    runs = [against, name] if against else [name]
     for part, index in (("dev", 0), ("held out", 1)):
         total = {at: [0, 0, 0], 0.0: [0, 0, 0]}
         lines = []
         for s, halves in SPLIT.items():
-            if not halves[index]:
-                continue
-            rows = half_rows(out, name, s, halves[index])
+            half = halves[index]
+            rows = half_rows(out, name, s, half) if half else None
             if rows is None:
                 continue
-            label = s if len(halves[index]) == 2 or not halves[1 - index] else f"{s} half {halves[index]}"
             cols = []
-            for run_name in [against, name] if against else [name]:
-                rs = half_rows(out, run_name, s, halves[index])
+            for run_name in runs:
+                rs = rows if run_name == name else half_rows(out, run_name, s, half)
                 cols += ["-", "-"] if rs is None else [cell(figures(rs, at)), cell(figures(rs, 0.0))]
             for t in (at, 0.0):
                 f = figures(rows, t)
                 answered_wrongly = f["unanswerable"] - f["unanswered_ok"]
                 total[t] = [total[t][0] + f["right"], total[t][1] + f["wrong"], total[t][2] + answered_wrongly]
+            label = f"{s} half {half}" if halves[1 - index] else s
             lines.append(f"| {label} | " + " | ".join(cols) + " |")
         if not lines:
             continue
-        heads = [f"{against}, {at}", f"{against}, 0", f"{name}, {at}", f"{name}, 0"] if against else [f"{at}", "0"]
+        heads = [f"{r}, {t}" for r in runs for t in (at, 0)] if against else [f"{at}", "0"]
         print(f"\n{part} (right / wrong / abstained of the answerable; unanswerable abstained)\n")
         print("| set | " + " | ".join(heads) + " |")
         print("|---|" + "---|" * len(heads))
@@ -140,7 +140,7 @@ def main() -> None:
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     if a.command == "run":
-        run("dev" if a.part == "dev" else "held", a.name, a.out, a.extra, a.sets)
+        run(a.part, a.name, a.out, a.extra, a.sets)
     else:
         table(a.name, a.out, a.at, a.against)
 
